@@ -1,0 +1,139 @@
+#include "platforms/cli.h"
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+namespace vplat {
+
+std::optional<uint64_t> parse_size(const std::string& t) {
+  if (t.empty() || !std::isdigit(static_cast<unsigned char>(t[0]))) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(t.c_str(), &end, 10);
+  if (errno) return std::nullopt;
+  std::string suffix(end);
+  unsigned shift = 0;
+  if (suffix == "" || suffix == "B") shift = 0;
+  else if (suffix == "K" || suffix == "KiB" || suffix == "k") shift = 10;
+  else if (suffix == "M" || suffix == "MiB") shift = 20;
+  else if (suffix == "G" || suffix == "GiB") shift = 30;
+  else return std::nullopt;
+  if (shift && v > (~0ull >> shift)) return std::nullopt;
+  return v << shift;
+}
+
+std::string help_text() {
+  return "usage: vplat [options]\n"
+         "vplat emulates an Arm Juno-like board (AArch64 CPUs, Mali-G71 GPU).\n"
+         "\n"
+         "Platform:\n"
+         "  --platform NAME     board to emulate (default juno; available: juno)\n"
+         "  --smp N             number of CPUs (1..6, default 1)\n"
+         "  --memory SIZE       guest RAM, e.g. 2G or 512M (default 2G)\n"
+         "Guest images:\n"
+         "  --kernel FILE       Linux arm64 Image (raw or gzip)\n"
+         "  --initrd FILE       initial ramdisk\n"
+         "  --disk FILE         raw disk image for virtio-blk\n"
+         "  --append \"ARGS\"     kernel command line\n"
+         "  --dump-dtb FILE     write the generated device tree and exit\n"
+         "Debugging:\n"
+         "  --gdb PORT          GDB remote stub on 127.0.0.1:PORT\n"
+         "  --gdb-wait          wait for GDB to attach before starting\n"
+         "General:\n"
+         "  -h, --help          this text\n"
+         "  --version           version and build information\n"
+         "\n"
+         "Status: the A64 instruction-set foundation is in place; booting a guest arrives with the system\n"
+         "emulation work, and until then vplat exits with status 2 when asked to run one.\n";
+}
+
+std::string version_text() { return std::string("vplat ") + VPLAT_VERSION + "\n"; }
+
+namespace {
+
+std::optional<unsigned long> parse_uint(const std::string& t) {
+  if (t.empty() || t.size() > 10) return std::nullopt;
+  for (char c : t)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+  return std::stoul(t);
+}
+
+} // namespace
+
+std::optional<Options> parse_options(const std::vector<std::string>& args, std::string& error) {
+  Options o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    std::string inline_value;
+    bool has_inline = false;
+    if (a.rfind("--", 0) == 0) {
+      auto eq = a.find('=');
+      if (eq != std::string::npos) {
+        inline_value = a.substr(eq + 1);
+        a = a.substr(0, eq);
+        has_inline = true;
+      }
+    }
+    auto value = [&](std::string& out) -> bool {
+      if (has_inline) {
+        out = inline_value;
+        return true;
+      }
+      if (i + 1 >= args.size()) {
+        error = "option " + a + " needs a value";
+        return false;
+      }
+      out = args[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "-h" || a == "--help") o.help = true;
+    else if (a == "--version") o.version = true;
+    else if (a == "--gdb-wait") o.gdb_wait = true;
+    else if (a == "--platform") {
+      if (!value(v)) return std::nullopt;
+      if (v != "juno") {
+        error = "unknown platform '" + v + "' (available: juno)";
+        return std::nullopt;
+      }
+      o.platform = v;
+    } else if (a == "--kernel" || a == "--initrd" || a == "--disk" || a == "--append" || a == "--dump-dtb") {
+      if (!value(v)) return std::nullopt;
+      (a == "--kernel" ? o.kernel : a == "--initrd" ? o.initrd : a == "--disk" ? o.disk : a == "--append" ? o.append : o.dump_dtb) = v;
+    } else if (a == "--smp") {
+      if (!value(v)) return std::nullopt;
+      auto n = parse_uint(v);
+      if (!n || *n < 1 || *n > 6) {
+        error = "--smp needs a CPU count from 1 to 6, not '" + v + "'";
+        return std::nullopt;
+      }
+      o.smp = static_cast<unsigned>(*n);
+    } else if (a == "--memory") {
+      if (!value(v)) return std::nullopt;
+      auto n = parse_size(v);
+      if (!n || *n < (16ull << 20) || *n > (8ull << 30)) {
+        error = "--memory needs a size from 16M to 8G (e.g. 512M, 2G), not '" + v + "'";
+        return std::nullopt;
+      }
+      o.memory = *n;
+    } else if (a == "--gdb") {
+      if (!value(v)) return std::nullopt;
+      auto n = parse_uint(v);
+      if (!n || *n < 1 || *n > 65535) {
+        error = "--gdb needs a TCP port from 1 to 65535, not '" + v + "'";
+        return std::nullopt;
+      }
+      o.gdb_port = static_cast<uint16_t>(*n);
+    } else {
+      error = "unknown option '" + args[i] + "' (see vplat --help)";
+      return std::nullopt;
+    }
+  }
+  if (o.gdb_wait && !o.gdb_port) {
+    error = "--gdb-wait needs --gdb PORT";
+    return std::nullopt;
+  }
+  return o;
+}
+
+} // namespace vplat

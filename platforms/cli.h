@@ -1,0 +1,29 @@
+// Command-line parsing for vplat. Errors are one line on stderr and exit status 2.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vplat {
+
+struct Options {
+  std::string platform = "juno";
+  std::string kernel, initrd, disk, append, dump_dtb;
+  unsigned smp = 1;
+  uint64_t memory = 2ull << 30;
+  std::optional<uint16_t> gdb_port;
+  bool gdb_wait = false;
+  bool help = false, version = false;
+};
+
+// Parses argv. On a usage error returns nullopt and sets `error` to a one-line message.
+std::optional<Options> parse_options(const std::vector<std::string>& args, std::string& error);
+
+// Parses sizes such as 512M, 2G, 1048576.
+std::optional<uint64_t> parse_size(const std::string& text);
+
+std::string help_text();
+std::string version_text();
+
+} // namespace vplat

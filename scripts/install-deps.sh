@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs vplat's build and test dependencies from Debian 12's archive.
+# Idempotent: packages already present are not fetched again, and apt's index is refreshed
+# only when something is missing.
+set -euo pipefail
+
+# LLVM 16 is the newest LLVM that Debian 12 (bookworm) ships; its ORC JIT (LLJIT, lazy
+# reexports, concurrent compilation) is what the DBT tier uses, and its MC disassembler
+# is the reference for the decoder differential tests.
+packages=(
+  build-essential cmake ninja-build ccache pkg-config
+  llvm-16-dev libcapstone-dev libunicorn-dev libfdt-dev libsdl2-dev zlib1g-dev
+  libgtest-dev googletest
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}; run as root or install them with apt-get" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
