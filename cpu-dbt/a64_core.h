@@ -59,6 +59,9 @@ public:
     fault_address = address;
   }
 
+  // User-visible system registers kept outside the generated state (see a64_system_helpers.cpp).
+  uint64_t tpidr_el0 = 0;
+
   MemoryPort& mem;
   uint64_t retired = 0;
 };
