@@ -109,6 +109,7 @@ write_cpio "$tree" "$OUTDIR/initramfs.cpio.gz"
   echo "suite: $SUITE"
   echo "apt: $APT_MODE"
   echo "mirror: $MIRROR"
+  printf '%s\n' "$APT_SOURCES" | sed 's/^/apt-source: /'
   echo "kernel-package: $KPKG (via linux-image-arm64 $KERNEL_META_VERSION)"
   echo "kernel-release: $KREL"
   echo "busybox-applets: $BUSYBOX_APPLETS"
