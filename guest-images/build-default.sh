@@ -75,16 +75,18 @@ install -m 0755 "$here/rootfs/init" "$tree/init"
 
 modules_note=none
 if [ "$WITH_VIRTIO" = 1 ]; then
-  kmods=$work/kernel/lib/modules/$KREL
-  [ -d "$kmods" ] || die "no /lib/modules/$KREL in $KPKG"
+  # bookworm: /lib/modules; trixie (merged /usr): /usr/lib/modules. depmod/modprobe want BASE/lib/modules.
+  kbase=
+  for b in "$work/kernel" "$work/kernel/usr"; do [ -d "$b/lib/modules/$KREL" ] && { kbase=$b; break; }; done
+  [ -n "$kbase" ] || die "no /lib/modules/$KREL or /usr/lib/modules/$KREL in $KPKG"
   log "resolving modules: ${VIRTIO_MODULES[*]}"
-  depmod -b "$work/kernel" "$KREL" || die "depmod failed"
+  depmod -b "$kbase" "$KREL" || die "depmod failed"
   dst=$tree/lib/modules/$KREL
   mkdir -p "$dst"
   : >"$dst/load-order"
   for m in "${VIRTIO_MODULES[@]}"; do
     # --show-depends prints "insmod PATH" in load order, softdeps included; "builtin NAME" if =y.
-    modprobe -d "$work/kernel" -S "$KREL" --show-depends "$m" || die "module $m not found for $KREL"
+    modprobe -d "$kbase" -S "$KREL" --show-depends "$m" || die "module $m not found for $KREL"
   done | awk '$1 == "insmod" { print $2 }' | awk '!seen[$0]++' >"$work/modlist"
   while IFS= read -r ko; do
     base=${ko##*/}
