@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     *) [ -z "$OUTDIR" ] || die "only one OUTDIR may be given"; OUTDIR=$1; shift ;;
   esac
 done
-[[ $SIZE_MIB =~ ^[0-9]+$ ]] && [ "$SIZE_MIB" -ge 8 ] || die "--size must be a number of MiB >= 8"
+{ [[ $SIZE_MIB =~ ^[0-9]+$ ]] && [ "$SIZE_MIB" -ge 8 ]; } || die "--size must be a number of MiB >= 8"
 if [ -z "$OUTDIR" ]; then
   OUTDIR=$repo/build/guest-disk
   [ "$SUITE" = bookworm ] || OUTDIR=$repo/build/guest-disk-$SUITE

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # globals (KPKG, APT_MODE, ...) are read by the sourcing scripts
 # Shared helpers for the guest-image scripts. Sourced, not executed.
 #
 # Package selection goes through apt only (apt-cache show / apt-get download); nothing is ever
