@@ -6,7 +6,8 @@
 #
 # OUTDIR (default build/guest) must hold Image and initramfs.cpio.gz (from build-default.sh);
 # --disk also boots OUTDIR/disk.img as the root file system (from build-disk.sh).
-# Prints one line per case with the seconds from QEMU start to the banner and to QEMU's exit.
+# Prints one line per case with the seconds from QEMU start to the banner and to QEMU's exit, and
+# QEMU's user+sys CPU seconds (with /usr/bin/time).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -44,8 +45,12 @@ run_case() {
   local name=$1 append=$2; shift 2
   local log=$LOGDIR/$name.log start rc
   start=${EPOCHREALTIME/[.,]/}
+  # QEMU's CPU time is reported too: it varies much less than wall time on a loaded host.
+  local timer=()
+  rm -f "$log.cpu"
+  [ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%U %S' -o "$log.cpu")
   set +e
-  timeout -k 5 "$TIMEOUT" qemu-system-aarch64 -M virt -cpu cortex-a57 -smp 1 -m 1G -nographic \
+  timeout -k 5 "$TIMEOUT" "${timer[@]}" qemu-system-aarch64 -M virt -cpu cortex-a57 -smp 1 -m 1G -nographic \
       -nic none -no-reboot -kernel "$OUTDIR/Image" -initrd "$OUTDIR/initramfs.cpio.gz" \
       -append "console=ttyAMA0 panic=-1 $append" "$@" </dev/null 2>&1 |
     while IFS= read -r line || [ -n "$line" ]; do
@@ -57,6 +62,8 @@ run_case() {
   QEMU_RC=$rc
   T_EXIT=$(awk '{ t = $1 } END { print t + 0 }' "$log")
   T_BANNER=$(awk '/vplat guest: .* ready$/ { print $1; exit }' "$log")
+  T_CPU=
+  if [ -s "$log.cpu" ]; then T_CPU=$(awk 'NF == 2 && $1 ~ /^[0-9.]+$/ { printf "%.2f", $1 + $2 }' "$log.cpu"); fi
 }
 
 # expect NAME REGEX...: every extended regex must match a console line (after the timestamp).
@@ -71,7 +78,8 @@ check() {
     cut -d' ' -f2- "$log" | grep -Eq -- "$re" || { echo "FAIL $name: no line matching /$re/"; ok=0; }
   done
   if [ "$ok" = 1 ]; then
-    printf 'PASS %-10s banner %6.2f s  exit %6.2f s  (%s)\n' "$name" "$T_BANNER" "$T_EXIT" "$(grep -m1 -o 'Linux version [^ ]*' "$log" || echo '?')"
+    printf 'PASS %-6s banner %6.2f s  exit %6.2f s  qemu cpu %5s s  (%s)\n' "$name" "$T_BANNER" "$T_EXIT" \
+      "${T_CPU:-?}" "$(grep -m1 -o 'Linux version [^ ]*' "$log" || echo '?')"
   else
     failures=$((failures + 1)); echo "     log: $log"; tail -n 15 "$log" | sed 's/^/     | /'
   fi
