@@ -11,6 +11,9 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   llvm-16-dev libcapstone-dev libunicorn-dev libfdt-dev libsdl2-dev zlib1g-dev
   libgtest-dev googletest
+  # Guest images (guest-images/): unpacking Debian arm64 packages, initramfs, ext4 disk, module
+  # dependencies, and QEMU as the independent reference emulator for test-qemu.sh.
+  cpio e2fsprogs kmod xz-utils qemu-system-arm
 )
 
 missing=()
