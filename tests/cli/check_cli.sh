@@ -33,5 +33,14 @@ check gdb-wait-alone 2 1 --gdb-wait
 check help-mentions-flags 0 0 --help
 "$vplat" --help | grep -q -- '--platform' && "$vplat" --help | grep -q -- '--smp' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL help text lacks flags"; }
 "$vplat" --version | grep -qE '^vplat [0-9]+\.[0-9]+\.[0-9]+$' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL version format"; }
+# --dump-dtb writes a blob that dtc (an independent parser) accepts without warnings.
+dtb=$(mktemp)
+if "$vplat" --smp 6 --memory 4G --append "console=ttyAMA0" --dump-dtb "$dtb" && [ -z "$(dtc -I dtb -O dts -o /dev/null "$dtb" 2>&1)" ]; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "FAIL dump-dtb: dtc rejected or warned about the generated tree"
+fi
+rm -f "$dtb"
+check dump-dtb-unwritable 2 1 --dump-dtb /nonexistent/dir/x.dtb
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
