@@ -191,3 +191,70 @@ TEST(Gic400, PpisAreBankedPerCpu) {
   f.gic.set_ppi(0, 30, true);
   EXPECT_TRUE(f.irq[0]);
 }
+
+#include "devices/generic_timer.h"
+#include "devices/pl031.h"
+
+TEST(GenericTimer, FiresWhenTheCountReachesCvalUnlessMasked) {
+  vd::VirtualClock clock;
+  bool phys = false, virt = false;
+  vd::GenericTimer t(clock, vd::IrqLine([&](bool l) { phys = l; }), vd::IrqLine([&](bool l) { virt = l; }));
+  t.write_tval(t.phys, t.physical_count(), 100);
+  t.phys.ctl = 1;
+  t.update();
+  EXPECT_FALSE(phys);
+  EXPECT_EQ(t.next_deadline(), 100u);
+  clock.advance(100);
+  t.update();
+  EXPECT_TRUE(phys);
+  EXPECT_EQ(t.read_ctl(t.phys, t.physical_count()), 5u); // ENABLE | ISTATUS
+  t.phys.ctl = 3;                                         // IMASK
+  t.update();
+  EXPECT_FALSE(phys);
+  EXPECT_EQ(t.next_deadline(), UINT64_MAX);
+}
+
+TEST(GenericTimer, TvalIsASigned32BitDistance) {
+  vd::VirtualClock clock;
+  vd::GenericTimer t(clock, vd::IrqLine(), vd::IrqLine());
+  clock.advance(1000);
+  t.write_tval(t.virt, t.virtual_count(), 0xffffff9c); // -100
+  EXPECT_EQ(t.virt.cval, 900u);
+  EXPECT_EQ(t.read_tval(t.virt, t.virtual_count()), 0xffffff9cu);
+}
+
+TEST(GenericTimer, VirtualCountSubtractsTheOffset) {
+  vd::VirtualClock clock;
+  bool virt = false;
+  vd::GenericTimer t(clock, vd::IrqLine(), vd::IrqLine([&](bool l) { virt = l; }));
+  clock.advance(5000);
+  t.cntvoff = 4000;
+  EXPECT_EQ(t.virtual_count(), 1000u);
+  t.virt.cval = 1500;
+  t.virt.ctl = 1;
+  EXPECT_EQ(t.next_deadline(), 5500u);
+  clock.advance(500);
+  t.update();
+  EXPECT_TRUE(virt);
+}
+
+TEST(Pl031, CountsVirtualSecondsFromTheEpochAndTheLoadValue) {
+  vd::VirtualClock clock;
+  bool irq = false;
+  vd::Pl031 rtc(clock, vd::IrqLine([&](bool l) { irq = l; }), 1'700'000'000);
+  EXPECT_EQ(rtc.read(0x00, 4), 1'700'000'000u);
+  clock.advance(vd::VirtualClock::kFrequency * 3);
+  EXPECT_EQ(rtc.read(0x00, 4), 1'700'000'003u);
+  rtc.write(0x08, 4, 42);
+  EXPECT_EQ(rtc.read(0x00, 4), 42u);
+  rtc.write(0x04, 4, 43);
+  rtc.write(0x10, 4, 1);
+  clock.advance(vd::VirtualClock::kFrequency);
+  rtc.update();
+  EXPECT_TRUE(irq);
+  rtc.write(0x1c, 4, 1);
+  EXPECT_FALSE(irq);
+  uint32_t id = 0;
+  for (int i = 0; i < 4; ++i) id |= static_cast<uint32_t>(rtc.read(0xfe0 + 4 * i, 4)) << (8 * i);
+  EXPECT_EQ(id, 0x00041031u);
+}
