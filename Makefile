@@ -31,3 +31,14 @@ format:
 
 clean:
 	@rm -rf $(BUILD)
+
+# Guest images from Debian arm64 packages (guest-images/README.md); downloads are cached outside the repo.
+.PHONY: image image-trixie image-disk
+image:
+	@./guest-images/build-default.sh $(BUILD)/guest
+
+image-trixie:
+	@./guest-images/build-default.sh --suite trixie $(BUILD)/guest-trixie
+
+image-disk:
+	@./guest-images/build-disk.sh $(BUILD)/guest-disk

@@ -9,8 +9,11 @@ set -euo pipefail
 # is the reference for the decoder differential tests.
 packages=(
   build-essential cmake ninja-build ccache pkg-config
-  llvm-16-dev libcapstone-dev libunicorn-dev libfdt-dev libsdl2-dev zlib1g-dev
+  llvm-16-dev libcapstone-dev libunicorn-dev libfdt-dev libsdl2-dev zlib1g-dev device-tree-compiler
   libgtest-dev googletest
+  # Guest images (guest-images/): unpacking Debian arm64 packages, initramfs, ext4 disk, module
+  # dependencies, and QEMU as the independent reference emulator for test-qemu.sh.
+  cpio e2fsprogs kmod xz-utils qemu-system-arm
 )
 
 missing=()

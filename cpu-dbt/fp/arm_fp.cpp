@@ -3,7 +3,8 @@
 // Finite non-zero values are carried as an exact (or sticky-jammed) binary number:
 //   value = sig * 2^(exp - 63), bit 63 of sig set,
 // so `exp` is the exponent of the leading one, which is exactly what FPRoundBase compares with the minimum
-// exponent to detect tininess (before rounding) and decide flush-to-zero.  Bits shifted out are ORed into bit 0
+// exponent to detect tininess (before rounding) and decide flush-to-zero.  Bits shifted out are ORed into bit
+// 0
 // ("jamming"): that keeps both the rounding decision and the position of the leading one of the exact result,
 // because every rounding boundary and every power of two involved is a multiple of the jammed bit's weight.
 
@@ -68,18 +69,14 @@ struct Exact {
 };
 
 constexpr uint64_t shr_jam64(uint64_t v, int n) {
-  if (n <= 0)
-    return v;
-  if (n >= 64)
-    return v != 0;
+  if (n <= 0) return v;
+  if (n >= 64) return v != 0;
   return (v >> n) | ((v << (64 - n)) != 0);
 }
 
 constexpr u128 shr_jam128(u128 v, int n) {
-  if (n <= 0)
-    return v;
-  if (n >= 128)
-    return v != 0;
+  if (n <= 0) return v;
+  if (n >= 128) return v != 0;
   return (v >> n) | ((v << (128 - n)) != 0);
 }
 
@@ -114,12 +111,10 @@ template <unsigned N> Unpacked unpack(uint64_t bits, uint32_t fpcr, uint32_t& fp
   const int exp = int(bits >> C::F) & C::exp_ones;
   const uint64_t frac = bits & C::frac_mask;
   if (exp == 0) {
-    if (frac == 0)
-      return u;
+    if (frac == 0) return u;
     if (flushes<N>(fpcr, convert)) {
       // The architecture reports IDC only for single/double; FZ16 flushing is silent.
-      if constexpr (N != 16)
-        fpsr |= kIDC;
+      if constexpr (N != 16) fpsr |= kIDC;
       return u;
     }
     const int lz = std::countl_zero(frac);
@@ -142,8 +137,12 @@ template <unsigned N> Unpacked unpack(uint64_t bits, uint32_t fpcr, uint32_t& fp
   return u;
 }
 
-template <unsigned N> constexpr uint64_t zero_bits(bool sign) { return sign ? Consts<N>::sign_bit : 0; }
-template <unsigned N> constexpr uint64_t inf_bits(bool sign) { return zero_bits<N>(sign) | Consts<N>::inf; }
+template <unsigned N> constexpr uint64_t zero_bits(bool sign) {
+  return sign ? Consts<N>::sign_bit : 0;
+}
+template <unsigned N> constexpr uint64_t inf_bits(bool sign) {
+  return zero_bits<N>(sign) | Consts<N>::inf;
+}
 template <unsigned N> constexpr uint64_t max_normal_bits(bool sign) {
   return zero_bits<N>(sign) | (uint64_t(Consts<N>::exp_ones - 1) << Consts<N>::F) | Consts<N>::frac_mask;
 }
@@ -155,7 +154,9 @@ template <unsigned N> constexpr uint64_t one_point_five_bits(bool sign) {
   return zero_bits<N>(sign) | (uint64_t(Consts<N>::bias) << Consts<N>::F) | Consts<N>::quiet_bit;
 }
 
-Rounding rounding_of(uint32_t fpcr) { return fpcr_rounding(fpcr); }
+Rounding rounding_of(uint32_t fpcr) {
+  return fpcr_rounding(fpcr);
+}
 
 // FPRoundBase.  `convert` selects FPRoundCV semantics (half: FZ16 ignored, AHP honoured) over FPRound's
 // (half: FZ16 honoured, AHP ignored).
@@ -179,8 +180,7 @@ uint64_t round_value(bool sign, int exp, uint64_t sig, uint32_t fpcr, Rounding r
   uint64_t int_mant = m >> shift;
   const uint64_t rest = m & ((uint64_t(1) << shift) - 1);
   const bool inexact = rest != 0;
-  if (biased_exp == 0 && inexact)
-    fpsr |= kUFC;
+  if (biased_exp == 0 && inexact) fpsr |= kUFC;
 
   bool round_up = false, overflow_to_inf = false;
   switch (rm) {
@@ -206,15 +206,13 @@ uint64_t round_value(bool sign, int exp, uint64_t sig, uint32_t fpcr, Rounding r
   }
   if (round_up) {
     ++int_mant;
-    if (int_mant == uint64_t(1) << C::F)
-      biased_exp = 1; // a denormal rounded up to the smallest normal
+    if (int_mant == uint64_t(1) << C::F) biased_exp = 1; // a denormal rounded up to the smallest normal
     if (int_mant == uint64_t(2) << C::F) {
       ++biased_exp;
       int_mant >>= 1;
     }
   }
-  if (inexact && rm == Rounding::Odd)
-    int_mant |= 1;
+  if (inexact && rm == Rounding::Odd) int_mant |= 1;
 
   const bool alt_hp = N == 16 && convert && (fpcr & kFPCR_AHP);
   if (!alt_hp) {
@@ -226,8 +224,7 @@ uint64_t round_value(bool sign, int exp, uint64_t sig, uint32_t fpcr, Rounding r
     fpsr |= kIOC; // alternative half precision saturates without Inexact
     return sign_bits | 0x7FFF;
   }
-  if (inexact)
-    fpsr |= kIXC;
+  if (inexact) fpsr |= kIXC;
   return sign_bits | (uint64_t(biased_exp) << C::F) | (int_mant & C::frac_mask);
 }
 
@@ -252,8 +249,8 @@ template <unsigned N> uint64_t process_nan(Type type, uint64_t bits, uint32_t fp
 
 // FPProcessNaNs: signalling NaNs take priority over quiet ones, then operand order.
 template <unsigned N>
-bool process_nans(const Unpacked& ua, const Unpacked& ub, uint64_t a, uint64_t b, uint32_t fpcr, uint32_t& fpsr,
-                  uint64_t& result) {
+bool process_nans(const Unpacked& ua, const Unpacked& ub, uint64_t a, uint64_t b, uint32_t fpcr,
+                  uint32_t& fpsr, uint64_t& result) {
   if (ua.type == Type::SNaN)
     result = process_nan<N>(ua.type, a, fpcr, fpsr);
   else if (ub.type == Type::SNaN)
@@ -282,8 +279,8 @@ bool process_nans3(const Unpacked& u1, const Unpacked& u2, const Unpacked& u3, u
 }
 
 // Exact sum of two non-zero values given as 128-bit significands with the leading one at bit 127 and the
-// exponent of that leading one.  Both must have their low bit clear (true for every product or widened input),
-// because one bit of headroom is made by shifting right.
+// exponent of that leading one.  Both must have their low bit clear (true for every product or widened
+// input), because one bit of headroom is made by shifting right.
 Exact add_exact(bool sa, int ea, u128 a, bool sb, int eb, u128 b) {
   if (ea < eb || (ea == eb && a < b)) {
     std::swap(sa, sb);
@@ -293,8 +290,7 @@ Exact add_exact(bool sa, int ea, u128 a, bool sb, int eb, u128 b) {
   a >>= 1;
   b = shr_jam128(b, 1 + std::min(ea - eb, 200));
   const u128 r = sa == sb ? a + b : a - b;
-  if (r == 0)
-    return Exact{.zero = true};
+  if (r == 0) return Exact{.zero = true};
   return normalize128(sa, ea - 126, r);
 }
 
@@ -312,8 +308,7 @@ Exact muladd_exact(const Unpacked& a, const Unpacked& p1, const Unpacked& p2) {
   }
   const u128 prod = u128(p1.sig) * p2.sig;
   const Exact p = normalize128(sign_p, p1.exp + p2.exp - 126, prod);
-  if (a.is_zero())
-    return p;
+  if (a.is_zero()) return p;
   const int msb = 127 - clz128(prod);
   return add_exact(a.sign, a.exp, u128(a.sig) << 64, sign_p, p.exp, prod << (127 - msb));
 }
@@ -321,43 +316,34 @@ Exact muladd_exact(const Unpacked& a, const Unpacked& p1, const Unpacked& p2) {
 template <unsigned N> uint64_t add_sub(uint64_t a, uint64_t b, bool subtract, uint32_t fpcr, uint32_t& fpsr) {
   const Unpacked ua = unpack<N>(a, fpcr, fpsr), ub = unpack<N>(b, fpcr, fpsr);
   uint64_t result;
-  if (process_nans<N>(ua, ub, a, b, fpcr, fpsr, result))
-    return result;
+  if (process_nans<N>(ua, ub, a, b, fpcr, fpsr, result)) return result;
   const Rounding rm = rounding_of(fpcr);
   const bool sb = ub.sign ^ subtract;
   if (ua.is_inf() && ub.is_inf() && ua.sign != sb) {
     fpsr |= kIOC;
     return Consts<N>::default_nan;
   }
-  if (ua.is_inf())
-    return inf_bits<N>(ua.sign);
-  if (ub.is_inf())
-    return inf_bits<N>(sb);
+  if (ua.is_inf()) return inf_bits<N>(ua.sign);
+  if (ub.is_inf()) return inf_bits<N>(sb);
   if (ua.is_zero() && ub.is_zero())
     return ua.sign == sb ? zero_bits<N>(sb) : zero_bits<N>(rm == Rounding::NegInf);
-  if (ua.is_zero())
-    return round_value<N>(sb, ub.exp, ub.sig, fpcr, rm, fpsr);
-  if (ub.is_zero())
-    return round_unpacked<N>(ua, fpcr, fpsr);
+  if (ua.is_zero()) return round_value<N>(sb, ub.exp, ub.sig, fpcr, rm, fpsr);
+  if (ub.is_zero()) return round_unpacked<N>(ua, fpcr, fpsr);
   return round_exact<N>(add_exact(ua, sb, ub), fpcr, rm, fpsr);
 }
 
 template <unsigned N> uint64_t mul_impl(uint64_t a, uint64_t b, bool mulx, uint32_t fpcr, uint32_t& fpsr) {
   const Unpacked ua = unpack<N>(a, fpcr, fpsr), ub = unpack<N>(b, fpcr, fpsr);
   uint64_t result;
-  if (process_nans<N>(ua, ub, a, b, fpcr, fpsr, result))
-    return result;
+  if (process_nans<N>(ua, ub, a, b, fpcr, fpsr, result)) return result;
   const bool sign = ua.sign ^ ub.sign;
   if ((ua.is_inf() && ub.is_zero()) || (ua.is_zero() && ub.is_inf())) {
-    if (mulx)
-      return two_bits<N>(sign);
+    if (mulx) return two_bits<N>(sign);
     fpsr |= kIOC;
     return Consts<N>::default_nan;
   }
-  if (ua.is_inf() || ub.is_inf())
-    return inf_bits<N>(sign);
-  if (ua.is_zero() || ub.is_zero())
-    return zero_bits<N>(sign);
+  if (ua.is_inf() || ub.is_inf()) return inf_bits<N>(sign);
+  if (ua.is_zero() || ub.is_zero()) return zero_bits<N>(sign);
   const Exact x = normalize128(sign, ua.exp + ub.exp - 126, u128(ua.sig) * ub.sig);
   return round_exact<N>(x, fpcr, rounding_of(fpcr), fpsr);
 }
@@ -365,21 +351,19 @@ template <unsigned N> uint64_t mul_impl(uint64_t a, uint64_t b, bool mulx, uint3
 template <unsigned N> uint64_t div_impl(uint64_t a, uint64_t b, uint32_t fpcr, uint32_t& fpsr) {
   const Unpacked ua = unpack<N>(a, fpcr, fpsr), ub = unpack<N>(b, fpcr, fpsr);
   uint64_t result;
-  if (process_nans<N>(ua, ub, a, b, fpcr, fpsr, result))
-    return result;
+  if (process_nans<N>(ua, ub, a, b, fpcr, fpsr, result)) return result;
   const bool sign = ua.sign ^ ub.sign;
   if ((ua.is_inf() && ub.is_inf()) || (ua.is_zero() && ub.is_zero())) {
     fpsr |= kIOC;
     return Consts<N>::default_nan;
   }
   if (ua.is_inf() || ub.is_zero()) {
-    if (!ua.is_inf())
-      fpsr |= kDZC;
+    if (!ua.is_inf()) fpsr |= kDZC;
     return inf_bits<N>(sign);
   }
-  if (ua.is_zero() || ub.is_inf())
-    return zero_bits<N>(sign);
-  // The quotient of two 64-bit significands has at least 64 significant bits; the remainder is the sticky bit.
+  if (ua.is_zero() || ub.is_inf()) return zero_bits<N>(sign);
+  // The quotient of two 64-bit significands has at least 64 significant bits; the remainder is the sticky
+  // bit.
   const u128 num = u128(ua.sig) << 64;
   const u128 q = num / ub.sig;
   const bool rem = (num - q * ub.sig) != 0;
@@ -394,26 +378,21 @@ uint64_t isqrt128(u128 m, bool& inexact) {
   // One Newton step takes the 53-bit estimate to within one unit.
   const u128 refined = (u128(r) + m / r) >> 1;
   r = refined > ~uint64_t(0) ? ~uint64_t(0) : uint64_t(refined);
-  while (u128(r) * r > m)
-    --r;
-  while (r != ~uint64_t(0) && u128(r + 1) * (r + 1) <= m)
-    ++r;
+  while (u128(r) * r > m) --r;
+  while (r != ~uint64_t(0) && u128(r + 1) * (r + 1) <= m) ++r;
   inexact = u128(r) * r != m;
   return r;
 }
 
 template <unsigned N> uint64_t sqrt_impl(uint64_t a, uint32_t fpcr, uint32_t& fpsr) {
   const Unpacked ua = unpack<N>(a, fpcr, fpsr);
-  if (ua.is_nan())
-    return process_nan<N>(ua.type, a, fpcr, fpsr);
-  if (ua.is_zero())
-    return zero_bits<N>(ua.sign);
+  if (ua.is_nan()) return process_nan<N>(ua.type, a, fpcr, fpsr);
+  if (ua.is_zero()) return zero_bits<N>(ua.sign);
   if (ua.sign) {
     fpsr |= kIOC;
     return Consts<N>::default_nan;
   }
-  if (ua.is_inf())
-    return inf_bits<N>(false);
+  if (ua.is_inf()) return inf_bits<N>(false);
   // value = sig * 2^t; widen so the radicand's exponent is even.
   const int t = ua.exp - 63;
   const bool odd = t & 1;
@@ -425,8 +404,8 @@ template <unsigned N> uint64_t sqrt_impl(uint64_t a, uint32_t fpcr, uint32_t& fp
   return round_exact<N>(x, fpcr, rounding_of(fpcr), fpsr);
 }
 
-template <unsigned N> uint64_t muladd_impl(uint64_t addend, uint64_t op1, uint64_t op2, uint32_t fpcr,
-                                           uint32_t& fpsr) {
+template <unsigned N>
+uint64_t muladd_impl(uint64_t addend, uint64_t op1, uint64_t op2, uint32_t fpcr, uint32_t& fpsr) {
   const Unpacked ua = unpack<N>(addend, fpcr, fpsr);
   const Unpacked u1 = unpack<N>(op1, fpcr, fpsr), u2 = unpack<N>(op2, fpcr, fpsr);
   const bool inf_times_zero = (u1.is_inf() && u2.is_zero()) || (u1.is_zero() && u2.is_inf());
@@ -446,33 +425,28 @@ template <unsigned N> uint64_t muladd_impl(uint64_t addend, uint64_t op1, uint64
     fpsr |= kIOC;
     return Consts<N>::default_nan;
   }
-  if (ua.is_inf())
-    return inf_bits<N>(ua.sign);
-  if (inf_p)
-    return inf_bits<N>(sign_p);
-  if (ua.is_zero() && zero_p && ua.sign == sign_p)
-    return zero_bits<N>(ua.sign);
+  if (ua.is_inf()) return inf_bits<N>(ua.sign);
+  if (inf_p) return inf_bits<N>(sign_p);
+  if (ua.is_zero() && zero_p && ua.sign == sign_p) return zero_bits<N>(ua.sign);
   return round_exact<N>(muladd_exact(ua, u1, u2), fpcr, rounding_of(fpcr), fpsr);
 }
 
 // FPRecipStepFused / FPRSqrtStepFused: op1 is negated (NaN included) before anything else.
-template <unsigned N> uint64_t step_impl(uint64_t op1, uint64_t op2, bool rsqrt, uint32_t fpcr, uint32_t& fpsr) {
+template <unsigned N>
+uint64_t step_impl(uint64_t op1, uint64_t op2, bool rsqrt, uint32_t fpcr, uint32_t& fpsr) {
   op1 ^= Consts<N>::sign_bit;
   const Unpacked u1 = unpack<N>(op1, fpcr, fpsr), u2 = unpack<N>(op2, fpcr, fpsr);
   uint64_t result;
-  if (process_nans<N>(u1, u2, op1, op2, fpcr, fpsr, result))
-    return result;
+  if (process_nans<N>(u1, u2, op1, op2, fpcr, fpsr, result)) return result;
   if ((u1.is_inf() && u2.is_zero()) || (u1.is_zero() && u2.is_inf()))
     return rsqrt ? one_point_five_bits<N>(false) : two_bits<N>(false);
-  if (u1.is_inf() || u2.is_inf())
-    return inf_bits<N>(u1.sign ^ u2.sign);
+  if (u1.is_inf() || u2.is_inf()) return inf_bits<N>(u1.sign ^ u2.sign);
   Unpacked constant;
   constant.type = Type::Finite;
   constant.exp = 1;
   constant.sig = rsqrt ? 0xC000000000000000ull : 0x8000000000000000ull;
   Exact x = muladd_exact(constant, u1, u2);
-  if (rsqrt)
-    --x.exp; // the halving is exact and happens before rounding
+  if (rsqrt) --x.exp; // the halving is exact and happens before rounding
   return round_exact<N>(x, fpcr, rounding_of(fpcr), fpsr);
 }
 
@@ -480,34 +454,27 @@ template <unsigned N> uint64_t step_impl(uint64_t op1, uint64_t op2, bool rsqrt,
 int compare_values(const Unpacked& a, const Unpacked& b) {
   auto magnitude_cmp = [](const Unpacked& x, const Unpacked& y) {
     auto rank = [](const Unpacked& u) { return u.is_zero() ? 0 : u.is_inf() ? 2 : 1; };
-    if (rank(x) != rank(y))
-      return rank(x) < rank(y) ? -1 : 1;
-    if (rank(x) != 1 || (x.exp == y.exp && x.sig == y.sig))
-      return 0;
-    if (x.exp != y.exp)
-      return x.exp < y.exp ? -1 : 1;
+    if (rank(x) != rank(y)) return rank(x) < rank(y) ? -1 : 1;
+    if (rank(x) != 1 || (x.exp == y.exp && x.sig == y.sig)) return 0;
+    if (x.exp != y.exp) return x.exp < y.exp ? -1 : 1;
     return x.sig < y.sig ? -1 : 1;
   };
-  if (a.is_zero() && b.is_zero())
-    return 0;
+  if (a.is_zero() && b.is_zero()) return 0;
   const bool na = a.sign && !a.is_zero(), nb = b.sign && !b.is_zero();
-  if (na != nb)
-    return na ? -1 : 1;
+  if (na != nb) return na ? -1 : 1;
   const int m = magnitude_cmp(a, b);
   return na ? -m : m;
 }
 
-template <unsigned N> uint64_t minmax_impl(uint64_t a, uint64_t b, bool is_max, uint32_t fpcr, uint32_t& fpsr) {
+template <unsigned N>
+uint64_t minmax_impl(uint64_t a, uint64_t b, bool is_max, uint32_t fpcr, uint32_t& fpsr) {
   const Unpacked ua = unpack<N>(a, fpcr, fpsr), ub = unpack<N>(b, fpcr, fpsr);
   uint64_t result;
-  if (process_nans<N>(ua, ub, a, b, fpcr, fpsr, result))
-    return result;
+  if (process_nans<N>(ua, ub, a, b, fpcr, fpsr, result)) return result;
   const int c = compare_values(ua, ub);
   const Unpacked& pick = (is_max ? c > 0 : c < 0) ? ua : ub;
-  if (pick.is_inf())
-    return inf_bits<N>(pick.sign);
-  if (pick.is_zero())
-    return zero_bits<N>(is_max ? (ua.sign && ub.sign) : (ua.sign || ub.sign));
+  if (pick.is_inf()) return inf_bits<N>(pick.sign);
+  if (pick.is_zero()) return zero_bits<N>(is_max ? (ua.sign && ub.sign) : (ua.sign || ub.sign));
   return round_unpacked<N>(pick, fpcr, fpsr);
 }
 
@@ -523,11 +490,11 @@ uint64_t minmax_num_impl(uint64_t a, uint64_t b, bool is_max, uint32_t fpcr, uin
   return minmax_impl<N>(a, b, is_max, fpcr, fpsr);
 }
 
-template <unsigned N> uint32_t cmp_impl(uint64_t a, uint64_t b, bool signalling, uint32_t fpcr, uint32_t& fpsr) {
+template <unsigned N>
+uint32_t cmp_impl(uint64_t a, uint64_t b, bool signalling, uint32_t fpcr, uint32_t& fpsr) {
   const Unpacked ua = unpack<N>(a, fpcr, fpsr), ub = unpack<N>(b, fpcr, fpsr);
   if (ua.is_nan() || ub.is_nan()) {
-    if (signalling || ua.type == Type::SNaN || ub.type == Type::SNaN)
-      fpsr |= kIOC;
+    if (signalling || ua.type == Type::SNaN || ub.type == Type::SNaN) fpsr |= kIOC;
     return 0b0011;
   }
   const int c = compare_values(ua, ub);
@@ -539,8 +506,7 @@ enum class Pred { Eq, Ge, Gt };
 template <unsigned N> bool pred_impl(uint64_t a, uint64_t b, Pred p, uint32_t fpcr, uint32_t& fpsr) {
   const Unpacked ua = unpack<N>(a, fpcr, fpsr), ub = unpack<N>(b, fpcr, fpsr);
   if (ua.is_nan() || ub.is_nan()) {
-    if (p != Pred::Eq || ua.type == Type::SNaN || ub.type == Type::SNaN)
-      fpsr |= kIOC;
+    if (p != Pred::Eq || ua.type == Type::SNaN || ub.type == Type::SNaN) fpsr |= kIOC;
     return false;
   }
   const int c = compare_values(ua, ub);
@@ -575,8 +541,7 @@ struct IntSplit {
 
 // Integer part and fraction of sig * 2^(k - 63); requires k <= 63.
 IntSplit split_integer(uint64_t sig, int k) {
-  if (k < 0)
-    return {0, k == -1, k == -1 ? (sig << 1) != 0 : true};
+  if (k < 0) return {0, k == -1, k == -1 ? (sig << 1) != 0 : true};
   const uint64_t mag = sig >> (63 - k);
   const uint64_t rest = k == 63 ? 0 : sig << (k + 1);
   return {mag, bool(rest >> 63), (rest << 1) != 0};
@@ -585,27 +550,21 @@ IntSplit split_integer(uint64_t sig, int k) {
 template <unsigned N>
 uint64_t round_int_impl(uint64_t a, Rounding rm, bool exact, uint32_t fpcr, uint32_t& fpsr) {
   const Unpacked u = unpack<N>(a, fpcr, fpsr);
-  if (u.is_nan())
-    return process_nan<N>(u.type, a, fpcr, fpsr);
-  if (u.is_inf())
-    return inf_bits<N>(u.sign);
-  if (u.is_zero())
-    return zero_bits<N>(u.sign);
-  if (u.exp >= Consts<N>::F)
-    return a; // already integral
+  if (u.is_nan()) return process_nan<N>(u.type, a, fpcr, fpsr);
+  if (u.is_inf()) return inf_bits<N>(u.sign);
+  if (u.is_zero()) return zero_bits<N>(u.sign);
+  if (u.exp >= Consts<N>::F) return a; // already integral
   const IntSplit s = split_integer(u.sig, u.exp);
   const uint64_t mag = s.mag + round_up_magnitude(rm, u.sign, s.mag, s.half, s.sticky);
-  if (exact && (s.half || s.sticky))
-    fpsr |= kIXC;
-  if (mag == 0)
-    return zero_bits<N>(u.sign);
+  if (exact && (s.half || s.sticky)) fpsr |= kIXC;
+  if (mag == 0) return zero_bits<N>(u.sign);
   const int lz = std::countl_zero(mag);
   return round_value<N>(u.sign, 63 - lz, mag << lz, fpcr, Rounding::Zero, fpsr);
 }
 
 template <unsigned N>
-uint64_t to_int_impl(uint64_t a, unsigned int_bits, bool is_unsigned, unsigned fbits, Rounding rm, uint32_t fpcr,
-                     uint32_t& fpsr) {
+uint64_t to_int_impl(uint64_t a, unsigned int_bits, bool is_unsigned, unsigned fbits, Rounding rm,
+                     uint32_t fpcr, uint32_t& fpsr) {
   const Unpacked u = unpack<N>(a, fpcr, fpsr);
   const uint64_t width_mask = int_bits == 64 ? ~uint64_t(0) : (uint64_t(1) << int_bits) - 1;
   const uint64_t pos_limit = is_unsigned ? width_mask : width_mask >> 1;
@@ -618,19 +577,14 @@ uint64_t to_int_impl(uint64_t a, unsigned int_bits, bool is_unsigned, unsigned f
     fpsr |= kIOC;
     return 0;
   }
-  if (u.is_zero())
-    return 0;
-  if (u.is_inf())
-    return saturate(u.sign);
+  if (u.is_zero()) return 0;
+  if (u.is_inf()) return saturate(u.sign);
   const int k = u.exp + int(fbits);
-  if (k >= 64)
-    return saturate(u.sign);
+  if (k >= 64) return saturate(u.sign);
   const IntSplit s = split_integer(u.sig, k);
   const u128 mag = u128(s.mag) + round_up_magnitude(rm, u.sign, s.mag, s.half, s.sticky);
-  if (u.sign ? mag > neg_limit : mag > pos_limit)
-    return saturate(u.sign);
-  if (s.half || s.sticky)
-    fpsr |= kIXC;
+  if (u.sign ? mag > neg_limit : mag > pos_limit) return saturate(u.sign);
+  if (s.half || s.sticky) fpsr |= kIXC;
   const uint64_t m = uint64_t(mag);
   return (u.sign ? uint64_t(0) - m : m) & width_mask;
 }
@@ -638,12 +592,10 @@ uint64_t to_int_impl(uint64_t a, unsigned int_bits, bool is_unsigned, unsigned f
 template <unsigned N>
 uint64_t from_int_impl(uint64_t a, unsigned int_bits, bool is_unsigned, unsigned fbits, uint32_t fpcr,
                        uint32_t& fpsr) {
-  if (int_bits == 32)
-    a = is_unsigned ? uint64_t(uint32_t(a)) : uint64_t(int64_t(int32_t(uint32_t(a))));
+  if (int_bits == 32) a = is_unsigned ? uint64_t(uint32_t(a)) : uint64_t(int64_t(int32_t(uint32_t(a))));
   const bool sign = !is_unsigned && int64_t(a) < 0;
   const uint64_t mag = sign ? uint64_t(0) - a : a;
-  if (mag == 0)
-    return 0;
+  if (mag == 0) return 0;
   const int lz = std::countl_zero(mag);
   return round_value<N>(sign, 63 - lz - int(fbits), mag << lz, fpcr, rounding_of(fpcr), fpsr);
 }
@@ -656,12 +608,9 @@ uint64_t convert_impl(uint64_t a, Rounding rm, uint32_t fpcr, uint32_t& fpsr) {
   const Unpacked u = unpack<From>(a, fpcr, fpsr, true);
   const bool alt_hp = To == 16 && (fpcr & kFPCR_AHP);
   if (u.is_nan()) {
-    if (u.type == Type::SNaN || alt_hp)
-      fpsr |= kIOC;
-    if (alt_hp)
-      return zero_bits<To>(u.sign);
-    if (fpcr & kFPCR_DN)
-      return CT::default_nan;
+    if (u.type == Type::SNaN || alt_hp) fpsr |= kIOC;
+    if (alt_hp) return zero_bits<To>(u.sign);
+    if (fpcr & kFPCR_DN) return CT::default_nan;
     const uint64_t frac = a & CF::frac_mask;
     const uint64_t frac_to = CT::F >= CF::F ? frac << (CT::F - CF::F) : frac >> (CF::F - CT::F);
     return zero_bits<To>(u.sign) | CT::inf | CT::quiet_bit | (frac_to & CT::frac_mask);
@@ -673,8 +622,7 @@ uint64_t convert_impl(uint64_t a, Rounding rm, uint32_t fpcr, uint32_t& fpsr) {
     }
     return inf_bits<To>(u.sign);
   }
-  if (u.is_zero())
-    return zero_bits<To>(u.sign);
+  if (u.is_zero()) return zero_bits<To>(u.sign);
   return round_value<To>(u.sign, u.exp, u.sig, fpcr, rm, fpsr, true);
 }
 
@@ -691,35 +639,34 @@ constexpr int recip_sqrt_estimate(int a) {
   else
     a = ((a >> 1) + 1) * 4 - 2; // drop the bottom bit, then (a + 1) * 2
   int b = 512;
-  while (int64_t(a) * (b + 1) * (b + 1) < (int64_t(1) << 28))
-    ++b;
+  while (int64_t(a) * (b + 1) * (b + 1) < (int64_t(1) << 28)) ++b;
   return (b + 1) / 2;
 }
 
 constexpr std::array<uint16_t, 256> kRecipTable = [] {
   std::array<uint16_t, 256> t{};
-  for (int i = 0; i < 256; ++i)
-    t[i] = uint16_t(recip_estimate(256 + i));
+  for (int i = 0; i < 256; ++i) t[i] = uint16_t(recip_estimate(256 + i));
   return t;
 }();
 
 constexpr std::array<uint16_t, 384> kRSqrtTable = [] {
   std::array<uint16_t, 384> t{};
-  for (int i = 0; i < 384; ++i)
-    t[i] = uint16_t(recip_sqrt_estimate(128 + i));
+  for (int i = 0; i < 384; ++i) t[i] = uint16_t(recip_sqrt_estimate(128 + i));
   return t;
 }();
 
-int recip_lookup(int scaled) { return kRecipTable[scaled - 256]; }
-int rsqrt_lookup(int scaled) { return kRSqrtTable[scaled - 128]; }
+int recip_lookup(int scaled) {
+  return kRecipTable[scaled - 256];
+}
+int rsqrt_lookup(int scaled) {
+  return kRSqrtTable[scaled - 128];
+}
 
 template <unsigned N> uint64_t recpe_impl(uint64_t a, uint32_t fpcr, uint32_t& fpsr) {
   using C = Consts<N>;
   const Unpacked u = unpack<N>(a, fpcr, fpsr);
-  if (u.is_nan())
-    return process_nan<N>(u.type, a, fpcr, fpsr);
-  if (u.is_inf())
-    return zero_bits<N>(u.sign);
+  if (u.is_nan()) return process_nan<N>(u.type, a, fpcr, fpsr);
+  if (u.is_inf()) return zero_bits<N>(u.sign);
   if (u.is_zero()) {
     fpsr |= kDZC;
     return inf_bits<N>(u.sign);
@@ -774,8 +721,7 @@ template <unsigned N> uint64_t recpe_impl(uint64_t a, uint32_t fpcr, uint32_t& f
 template <unsigned N> uint64_t rsqrte_impl(uint64_t a, uint32_t fpcr, uint32_t& fpsr) {
   using C = Consts<N>;
   const Unpacked u = unpack<N>(a, fpcr, fpsr);
-  if (u.is_nan())
-    return process_nan<N>(u.type, a, fpcr, fpsr);
+  if (u.is_nan()) return process_nan<N>(u.type, a, fpcr, fpsr);
   if (u.is_zero()) {
     fpsr |= kDZC;
     return inf_bits<N>(u.sign);
@@ -784,8 +730,7 @@ template <unsigned N> uint64_t rsqrte_impl(uint64_t a, uint32_t fpcr, uint32_t& 
     fpsr |= kIOC;
     return C::default_nan;
   }
-  if (u.is_inf())
-    return 0;
+  if (u.is_inf()) return 0;
   constexpr uint64_t mask52 = (uint64_t(1) << 52) - 1;
   uint64_t fraction = (a & C::frac_mask) << (52 - C::F);
   int exp = int(a >> C::F) & C::exp_ones;
@@ -806,8 +751,7 @@ template <unsigned N> uint64_t rsqrte_impl(uint64_t a, uint32_t fpcr, uint32_t& 
 template <unsigned N> uint64_t recpx_impl(uint64_t a, uint32_t fpcr, uint32_t& fpsr) {
   using C = Consts<N>;
   const Unpacked u = unpack<N>(a, fpcr, fpsr);
-  if (u.is_nan())
-    return process_nan<N>(u.type, a, fpcr, fpsr);
+  if (u.is_nan()) return process_nan<N>(u.type, a, fpcr, fpsr);
   const int exp = int(a >> C::F) & C::exp_ones;
   const uint64_t result_exp = exp == 0 ? uint64_t(C::exp_ones - 1) : uint64_t(~exp & C::exp_ones);
   return zero_bits<N>(u.sign) | (result_exp << C::F);
@@ -817,40 +761,72 @@ template <unsigned N> uint64_t recpx_impl(uint64_t a, uint32_t fpcr, uint32_t& f
 
 #define VPLAT_FP_DEFINE_ALL_WIDTHS(MACRO) MACRO(16, uint16_t) MACRO(32, uint32_t) MACRO(64, uint64_t)
 
-#define VPLAT_FP_DEFINE(N, T)                                                                                  \
-  T add##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) { return T(add_sub<N>(a, b, false, fpcr, fpsr)); }       \
-  T sub##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) { return T(add_sub<N>(a, b, true, fpcr, fpsr)); }        \
-  T mul##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) { return T(mul_impl<N>(a, b, false, fpcr, fpsr)); }      \
-  T mulx##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) { return T(mul_impl<N>(a, b, true, fpcr, fpsr)); }      \
-  T div##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) { return T(div_impl<N>(a, b, fpcr, fpsr)); }             \
-  T max##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) { return T(minmax_impl<N>(a, b, true, fpcr, fpsr)); }    \
-  T min##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) { return T(minmax_impl<N>(a, b, false, fpcr, fpsr)); }   \
-  T maxnum##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                      \
+#define VPLAT_FP_DEFINE(N, T)                                                                                \
+  T add##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                        \
+    return T(add_sub<N>(a, b, false, fpcr, fpsr));                                                           \
+  }                                                                                                          \
+  T sub##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                        \
+    return T(add_sub<N>(a, b, true, fpcr, fpsr));                                                            \
+  }                                                                                                          \
+  T mul##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                        \
+    return T(mul_impl<N>(a, b, false, fpcr, fpsr));                                                          \
+  }                                                                                                          \
+  T mulx##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                       \
+    return T(mul_impl<N>(a, b, true, fpcr, fpsr));                                                           \
+  }                                                                                                          \
+  T div##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                        \
+    return T(div_impl<N>(a, b, fpcr, fpsr));                                                                 \
+  }                                                                                                          \
+  T max##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                        \
+    return T(minmax_impl<N>(a, b, true, fpcr, fpsr));                                                        \
+  }                                                                                                          \
+  T min##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                        \
+    return T(minmax_impl<N>(a, b, false, fpcr, fpsr));                                                       \
+  }                                                                                                          \
+  T maxnum##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                     \
     return T(minmax_num_impl<N>(a, b, true, fpcr, fpsr));                                                    \
   }                                                                                                          \
-  T minnum##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                      \
+  T minnum##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                     \
     return T(minmax_num_impl<N>(a, b, false, fpcr, fpsr));                                                   \
   }                                                                                                          \
-  T recps##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) { return T(step_impl<N>(a, b, false, fpcr, fpsr)); }   \
-  T rsqrts##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) { return T(step_impl<N>(a, b, true, fpcr, fpsr)); }   \
+  T recps##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                      \
+    return T(step_impl<N>(a, b, false, fpcr, fpsr));                                                         \
+  }                                                                                                          \
+  T rsqrts##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                     \
+    return T(step_impl<N>(a, b, true, fpcr, fpsr));                                                          \
+  }                                                                                                          \
   T muladd##N(T addend, T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                           \
     return T(muladd_impl<N>(addend, a, b, fpcr, fpsr));                                                      \
   }                                                                                                          \
-  T sqrt##N(T a, uint32_t fpcr, uint32_t& fpsr) { return T(sqrt_impl<N>(a, fpcr, fpsr)); }                   \
-  T recpe##N(T a, uint32_t fpcr, uint32_t& fpsr) { return T(recpe_impl<N>(a, fpcr, fpsr)); }                 \
-  T rsqrte##N(T a, uint32_t fpcr, uint32_t& fpsr) { return T(rsqrte_impl<N>(a, fpcr, fpsr)); }               \
-  T recpx##N(T a, uint32_t fpcr, uint32_t& fpsr) { return T(recpx_impl<N>(a, fpcr, fpsr)); }                 \
+  T sqrt##N(T a, uint32_t fpcr, uint32_t& fpsr) {                                                            \
+    return T(sqrt_impl<N>(a, fpcr, fpsr));                                                                   \
+  }                                                                                                          \
+  T recpe##N(T a, uint32_t fpcr, uint32_t& fpsr) {                                                           \
+    return T(recpe_impl<N>(a, fpcr, fpsr));                                                                  \
+  }                                                                                                          \
+  T rsqrte##N(T a, uint32_t fpcr, uint32_t& fpsr) {                                                          \
+    return T(rsqrte_impl<N>(a, fpcr, fpsr));                                                                 \
+  }                                                                                                          \
+  T recpx##N(T a, uint32_t fpcr, uint32_t& fpsr) {                                                           \
+    return T(recpx_impl<N>(a, fpcr, fpsr));                                                                  \
+  }                                                                                                          \
   uint32_t cmp##N(T a, T b, bool signalling, uint32_t fpcr, uint32_t& fpsr) {                                \
     return cmp_impl<N>(a, b, signalling, fpcr, fpsr);                                                        \
   }                                                                                                          \
-  bool cmp_eq##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) { return pred_impl<N>(a, b, Pred::Eq, fpcr, fpsr); } \
-  bool cmp_ge##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) { return pred_impl<N>(a, b, Pred::Ge, fpcr, fpsr); } \
-  bool cmp_gt##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) { return pred_impl<N>(a, b, Pred::Gt, fpcr, fpsr); } \
+  bool cmp_eq##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                  \
+    return pred_impl<N>(a, b, Pred::Eq, fpcr, fpsr);                                                         \
+  }                                                                                                          \
+  bool cmp_ge##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                  \
+    return pred_impl<N>(a, b, Pred::Ge, fpcr, fpsr);                                                         \
+  }                                                                                                          \
+  bool cmp_gt##N(T a, T b, uint32_t fpcr, uint32_t& fpsr) {                                                  \
+    return pred_impl<N>(a, b, Pred::Gt, fpcr, fpsr);                                                         \
+  }                                                                                                          \
   T round_int##N(T a, Rounding rm, bool exact, uint32_t fpcr, uint32_t& fpsr) {                              \
     return T(round_int_impl<N>(a, rm, exact, fpcr, fpsr));                                                   \
   }                                                                                                          \
-  uint64_t f##N##_to_int(T a, unsigned int_bits, bool is_unsigned, unsigned fbits, Rounding rm, uint32_t fpcr, \
-                         uint32_t& fpsr) {                                                                   \
+  uint64_t f##N##_to_int(T a, unsigned int_bits, bool is_unsigned, unsigned fbits, Rounding rm,              \
+                         uint32_t fpcr, uint32_t& fpsr) {                                                    \
     return to_int_impl<N>(a, int_bits, is_unsigned, fbits, rm, fpcr, fpsr);                                  \
   }                                                                                                          \
   T int_to_f##N(uint64_t a, unsigned int_bits, bool is_unsigned, unsigned fbits, uint32_t fpcr,              \
@@ -885,14 +861,12 @@ uint32_t f64_to_f32_odd(uint64_t a, uint32_t fpcr, uint32_t& fpsr) {
 }
 
 uint32_t urecpe(uint32_t a) {
-  if (!(a >> 31))
-    return 0xFFFFFFFFu;
+  if (!(a >> 31)) return 0xFFFFFFFFu;
   return uint32_t(recip_lookup(int(a >> 23))) << 23;
 }
 
 uint32_t ursqrte(uint32_t a) {
-  if ((a >> 30) == 0)
-    return 0xFFFFFFFFu;
+  if ((a >> 30) == 0) return 0xFFFFFFFFu;
   return uint32_t(rsqrt_lookup(int(a >> 23))) << 23;
 }
 

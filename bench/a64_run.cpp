@@ -1,0 +1,71 @@
+// a64-run: runs a raw A64 binary on the interpreter with flat memory, for benchmarks.
+// The program starts at its load address with SP at the top of memory and stops at BRK.
+#include "cpu-dbt/a64_core.h"
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+class FlatMemory : public vplat::cpu::MemoryPort {
+public:
+  explicit FlatMemory(size_t size) : bytes(size) {}
+  std::vector<uint8_t> bytes;
+  bool read(uint64_t addr, unsigned size, uint64_t& v) override {
+    if (addr > bytes.size() || bytes.size() - addr < size) return false;
+    v = 0;
+    std::memcpy(&v, &bytes[addr], size);
+    return true;
+  }
+  bool write(uint64_t addr, unsigned size, uint64_t v) override {
+    if (addr > bytes.size() || bytes.size() - addr < size) return false;
+    std::memcpy(&bytes[addr], &v, size);
+    return true;
+  }
+};
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help") {
+    std::cout << "usage: a64-run FILE.bin [MAX_INSTRUCTIONS]\n"
+                 "Loads FILE at 0x10000 in 64 MiB of flat memory, runs until BRK, prints instructions and time.\n";
+    return argc < 2 ? 2 : 0;
+  }
+  std::ifstream in(argv[1], std::ios::binary);
+  if (!in) {
+    std::cerr << "a64-run: cannot open " << argv[1] << "\n";
+    return 2;
+  }
+  std::vector<char> code((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  uint64_t max = argc > 2 ? std::strtoull(argv[2], nullptr, 0) : 10'000'000'000ull;
+  constexpr uint64_t kBase = 0x10000;
+  FlatMemory mem(64ull << 20);
+  if (code.size() > mem.bytes.size() - kBase) {
+    std::cerr << "a64-run: program too large\n";
+    return 2;
+  }
+  std::memcpy(&mem.bytes[kBase], code.data(), code.size());
+  vplat::cpu::Core core(mem);
+  core.PC = kBase;
+  core.X[31] = mem.bytes.size() - 16;
+  auto t0 = std::chrono::steady_clock::now();
+  uint64_t done = 0;
+  while (done < max) {
+    done += core.run(std::min<uint64_t>(max - done, 1 << 20));
+    if (core.exception() != vplat::cpu::Exception::None) break;
+  }
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto e = core.exception();
+  if (e != vplat::cpu::Exception::Breakpoint) {
+    std::cerr << "a64-run: stopped by " << vplat::cpu::exception_name(e) << " at pc 0x" << std::hex << core.PC << "\n";
+    return 1;
+  }
+  std::printf("instructions %llu seconds %.3f mips %.1f x0 0x%llx\n", static_cast<unsigned long long>(done), s,
+              done / s / 1e6, static_cast<unsigned long long>(core.X[0]));
+  return 0;
+}

@@ -1,0 +1,76 @@
+// The generated device tree, read back with libfdt. Expected values are Juno r2's (reference/juno.md)
+// and the Linux DT bindings (arm,gic-400, arm,armv8-timer, arm,pl011, arm,psci-0.2).
+#include "platforms/juno_board.h"
+#include <gtest/gtest.h>
+extern "C" {
+#include <libfdt.h>
+}
+
+namespace {
+
+struct Dtb {
+  std::vector<uint8_t> blob;
+  explicit Dtb(const vplat::juno::DtbConfig& c) : blob(vplat::juno::build_dtb(c)) {}
+  const void* fdt() const { return blob.data(); }
+  int node(const char* path) const { return fdt_path_offset(fdt(), path); }
+  std::vector<uint32_t> cells(const char* path, const char* prop) const {
+    int len = 0;
+    auto* p = static_cast<const fdt32_t*>(fdt_getprop(fdt(), node(path), prop, &len));
+    std::vector<uint32_t> v;
+    for (int i = 0; p && i < len / 4; ++i) v.push_back(fdt32_to_cpu(p[i]));
+    return v;
+  }
+  std::string str(const char* path, const char* prop) const {
+    auto* p = static_cast<const char*>(fdt_getprop(fdt(), node(path), prop, nullptr));
+    return p ? p : "";
+  }
+};
+
+} // namespace
+
+TEST(JunoDtb, IsValidAndDescribesTheBoard) {
+  vplat::juno::DtbConfig c;
+  c.cpus = 6;
+  c.bootargs = "console=ttyAMA0";
+  Dtb d(c);
+  ASSERT_EQ(fdt_check_header(d.fdt()), 0);
+  EXPECT_EQ(d.str("/", "compatible"), "arm,juno-r2");
+  EXPECT_EQ(d.str("/chosen", "bootargs"), "console=ttyAMA0");
+  EXPECT_EQ(d.str("/chosen", "stdout-path"), "serial0:115200n8");
+  EXPECT_EQ(d.str("/psci", "method"), "smc");
+  EXPECT_EQ(d.str("/cpus/cpu@0", "compatible"), "arm,cortex-a72");
+  EXPECT_EQ(d.str("/cpus/cpu@103", "compatible"), "arm,cortex-a53");
+  EXPECT_EQ(d.cells("/cpus/cpu@101", "reg"), (std::vector<uint32_t>{0, 0x101}));
+  EXPECT_EQ(d.cells("/interrupt-controller@2c010000", "reg"),
+            (std::vector<uint32_t>{0, 0x2c010000, 0, 0x1000, 0, 0x2c02f000, 0, 0x2000}));
+  // PL011 on SPI 83, level-high; timer PPIs 13, 14, 11, 10, level-low, all six CPUs.
+  EXPECT_EQ(d.cells("/uart@7ff80000", "interrupts"), (std::vector<uint32_t>{0, 83, 4}));
+  EXPECT_EQ(d.cells("/timer", "interrupts"),
+            (std::vector<uint32_t>{1, 13, 0x3f08, 1, 14, 0x3f08, 1, 11, 0x3f08, 1, 10, 0x3f08}));
+  EXPECT_EQ(d.str("/aliases", "serial0"), "/uart@7ff80000");
+  EXPECT_LT(d.node("/virtio@1c130000"), 0); // absent without a disk
+  EXPECT_LT(d.node("/gpu@2d000000"), 0);
+}
+
+TEST(JunoDtb, MemoryBanksFollowTheJunoMap) {
+  vplat::juno::DtbConfig c;
+  c.ram_size = 4ull << 30;
+  Dtb d(c);
+  EXPECT_EQ(d.cells("/memory@80000000", "reg"), (std::vector<uint32_t>{0, 0x80000000, 0, 0x7f000000}));
+  EXPECT_EQ(d.cells("/memory@880000000", "reg"), (std::vector<uint32_t>{8, 0x80000000, 0, 0x81000000}));
+  c.ram_size = 1ull << 30;
+  Dtb small(c);
+  EXPECT_LT(small.node("/memory@880000000"), 0);
+}
+
+TEST(JunoDtb, InitrdAndOptionalDevices) {
+  vplat::juno::DtbConfig c;
+  c.initrd = {{0x88000000, 0x88123456}};
+  c.virtio_disk = true;
+  c.gpu = true;
+  Dtb d(c);
+  EXPECT_EQ(d.cells("/chosen", "linux,initrd-start"), (std::vector<uint32_t>{0, 0x88000000}));
+  EXPECT_EQ(d.cells("/chosen", "linux,initrd-end"), (std::vector<uint32_t>{0, 0x88123456}));
+  EXPECT_EQ(d.str("/virtio@1c130000", "compatible"), "virtio,mmio");
+  EXPECT_EQ(d.cells("/gpu@2d000000", "interrupts"), (std::vector<uint32_t>{0, 33, 4, 0, 34, 4, 0, 32, 4}));
+}
