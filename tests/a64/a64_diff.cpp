@@ -61,6 +61,16 @@ std::string hex32(uint32_t w) {
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
+// Encodings where LLVM 16 is wrong per the Arm ARM and the description keeps the Arm behaviour; they are
+// counted, not failed. LDTR/LDTRB/LDTRH/LDTRSB/LDTRSH (W) with Rt == Rn: LLVM's SoftFail check for
+// writeback loads tests bits 11:10 != 0, which includes the unprivileged forms (10), but those have no
+// writeback, so the Arm ARM has no constraint on Rt == Rn (and Linux's uaccess code can produce them).
+bool llvm_known_wrong(uint32_t w) {
+  bool unpriv_load = (w & 0x3f200c00u) == 0x38000800u && (w >> 22 & 1) == 1;
+  unsigned rn = w >> 5 & 31, rt = w & 31;
+  return unpriv_load && rn == rt && rn != 31;
+}
+
 struct Options {
   std::string mode;
   std::set<std::string> insns;
@@ -125,7 +135,7 @@ std::optional<uint32_t> random_encoding(int id, Rng& rng) {
 int run_decode(const Options& o) {
   vplat::testref::LlvmA64Disassembler llvm;
   Rng rng(o.seed);
-  uint64_t checked = 0, failures = 0, reported = 0, no_encoding = 0;
+  uint64_t checked = 0, failures = 0, reported = 0, no_encoding = 0, known_wrong = 0;
   auto report = [&](const std::string& line) {
     ++failures;
     if (reported++ < o.max_report) std::cout << "  MISMATCH " << line << "\n";
@@ -142,7 +152,8 @@ int run_decode(const Options& o) {
       ++checked;
       std::string ours = normalise(g::disassemble(id, *w));
       auto ref = llvm.disassemble(*w);
-      if (!ref) report(hex32(*w) + " " + info.name + ": vplat \"" + ours + "\", LLVM: invalid");
+      if (!ref && llvm_known_wrong(*w)) ++known_wrong;
+      else if (!ref) report(hex32(*w) + " " + info.name + ": vplat \"" + ours + "\", LLVM: invalid");
       else if (*ref != ours) report(hex32(*w) + " " + info.name + ": vplat \"" + ours + "\", LLVM \"" + *ref + "\"");
     }
   }
@@ -165,12 +176,14 @@ int run_decode(const Options& o) {
       continue;
     }
     std::string ours = normalise(g::disassemble(id, w));
-    if (!ref) report(hex32(w) + " " + g::kInsnInfo[id].name + ": vplat \"" + ours + "\", LLVM: invalid");
+    if (!ref && llvm_known_wrong(w)) ++known_wrong;
+    else if (!ref) report(hex32(w) + " " + g::kInsnInfo[id].name + ": vplat \"" + ours + "\", LLVM: invalid");
     else if (*ref != ours) report(hex32(w) + " " + g::kInsnInfo[id].name + ": vplat \"" + ours + "\", LLVM \"" + *ref + "\"");
   }
   std::cout << "decode: " << ids.size() << " instructions, " << checked << " pattern encodings";
   if (o.random) std::cout << ", " << random_checked << " random words (" << missing << " that LLVM decodes and vplat does not)";
   std::cout << "\n";
+  if (known_wrong) std::cout << "  " << known_wrong << " encodings where LLVM is known to be wrong (not failures)\n";
   if (no_encoding) std::cout << "  " << no_encoding << " instructions had no reachable encoding (shadowed)\n";
   if (!missing_by_mnemonic.empty()) {
     std::vector<std::pair<uint64_t, std::string>> v;
@@ -400,14 +413,26 @@ private:
     uni_.set_state(init);
     mem_.writes.clear();
     ulog_.writes.clear();
-    auto ur = uni_.run(kCodeBase + words.size() * 4, words.size());
+    const uint64_t end = kCodeBase + words.size() * 4;
+    auto ur = uni_.run(end, words.size());
     auto us = uni_.state();
+    // Unicorn ends a run at WFI (it waits for an interrupt); continue after it, since WFI may be a NOP.
+    while (ur.ok && us.pc > kCodeBase && us.pc < end && words[(us.pc - kCodeBase) / 4 - 1] == 0xd503207fu) {
+      ur = uni_.run(end, (end - us.pc) / 4);
+      us = uni_.state();
+    }
     load_core(init);
     uint64_t n = core_.run(words.size());
     Exception ex = core_.exception();
 
     std::vector<std::string> diffs;
     bool uni_stopped = !ur.ok;
+    // A taken branch to unmapped memory: Unicorn reports the fetch fault of the NEXT instruction instead of
+    // stopping after the count; the branch itself completed, with the faulting address as its target.
+    if (uni_stopped && ex == Exception::None && ur.error.rfind("unmapped fetch", 0) == 0 && ur.fault_addr == core_.PC) {
+      uni_stopped = false;
+      us.pc = ur.fault_addr;
+    }
     bool our_stopped = ex != Exception::None;
     uint64_t uni_index = (us.pc - kCodeBase) / 4;
     if (uni_stopped != our_stopped) {
