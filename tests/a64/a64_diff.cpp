@@ -411,6 +411,9 @@ private:
     std::memcpy(mem_.code.data(), code.data(), code.size());
     uni_.write(kCodeBase, code.data(), code.size());
     uni_.set_state(init);
+    // TPIDR_EL0 is user-visible (MRS/MSR) but not in A64State: start both from the same value.
+    uint64_t tpidr = rng_.next();
+    uc_reg_write(static_cast<uc_engine*>(uni_.engine()), UC_ARM64_REG_TPIDR_EL0, &tpidr);
     mem_.writes.clear();
     ulog_.writes.clear();
     const uint64_t end = kCodeBase + words.size() * 4;
@@ -422,6 +425,7 @@ private:
       us = uni_.state();
     }
     load_core(init);
+    core_.tpidr_el0 = tpidr;
     uint64_t n = core_.run(words.size());
     Exception ex = core_.exception();
 
@@ -449,6 +453,10 @@ private:
         if (core_.X[i] != us.x[i])
           diffs.push_back("x" + std::to_string(i) + ": vplat " + hex64(core_.X[i]) + ", Unicorn " + hex64(us.x[i]));
       if (core_.X[31] != us.sp) diffs.push_back("sp: vplat " + hex64(core_.X[31]) + ", Unicorn " + hex64(us.sp));
+      uint64_t uni_tpidr = 0;
+      uc_reg_read(static_cast<uc_engine*>(uni_.engine()), UC_ARM64_REG_TPIDR_EL0, &uni_tpidr);
+      if (core_.tpidr_el0 != uni_tpidr)
+        diffs.push_back("tpidr_el0: vplat " + hex64(core_.tpidr_el0) + ", Unicorn " + hex64(uni_tpidr));
       uint64_t our_pc = our_stopped ? core_.PC : core_.PC;
       if (!our_stopped && our_pc != us.pc) diffs.push_back("pc: vplat " + hex64(our_pc) + ", Unicorn " + hex64(us.pc));
       uint32_t nzcv = (uint32_t(core_.NF) << 31) | (uint32_t(core_.ZF) << 30) | (uint32_t(core_.CF) << 29) | (uint32_t(core_.VF) << 28);
