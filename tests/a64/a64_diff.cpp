@@ -332,6 +332,9 @@ public:
     std::cout << "exec: " << ids.size() << " instructions, " << compared_ << " executed and compared, " << streams_
               << " streams, " << stopped_ << " stopped early by an exception (same in both)\n";
     write_coverage(ids);
+    if (known_deviation_)
+      std::cout << "  " << known_deviation_ << " streams not compared: known Unicorn deviations (unaligned exclusive or"
+                << " acquire/release access, write to the code page)\n";
     std::cout << (streams_ - failed_) << " passed, " << failed_ << " failed\n";
     return failed_ ? 1 : 0;
   }
@@ -343,7 +346,7 @@ private:
   Core core_;
   vplat::testref::UnicornA64 uni_;
   WriteLog ulog_;
-  uint64_t compared_ = 0, streams_ = 0, failed_ = 0, stopped_ = 0, reported_ = 0, empty_tries_ = 0;
+  uint64_t known_deviation_ = 0, compared_ = 0, streams_ = 0, failed_ = 0, stopped_ = 0, reported_ = 0, empty_tries_ = 0;
   std::map<int, uint64_t> per_insn_;
   std::map<std::string, uint64_t> per_mnemonic_;
 
@@ -428,6 +431,25 @@ private:
     core_.tpidr_el0 = tpidr;
     uint64_t n = core_.run(words.size());
     Exception ex = core_.exception();
+
+    // Known Unicorn (QEMU 5) deviations: the stream is counted, not compared, and memory resynchronised.
+    //  - Exclusive and load-acquire/store-release accesses (class mem_excl) must be aligned per the Arm ARM
+    //    (Alignment fault; for a store-exclusive before the monitor check); QEMU 5 does not check LDAR/STLR,
+    //    nor a store-exclusive whose address does not match the monitor.
+    //  - A stream that wrote its own code page: Unicorn keeps executing its earlier translation.
+    bool smc = false;
+    for (auto& [a, sz] : mem_.writes) smc |= a < kCodeBase + kCodeSize && a + sz > kCodeBase;
+    for (auto& [a, sz] : ulog_.writes) smc |= a < kCodeBase + kCodeSize && a + sz > kCodeBase;
+    bool uni_same_stop = !ur.ok && (us.pc - kCodeBase) / 4 == n;
+    if (smc || (ex == Exception::Alignment && n < ids.size() && std::string(g::kInsnInfo[ids[n]].cls) == "mem_excl" &&
+                !uni_same_stop)) {
+      ++known_deviation_;
+      for (auto* log : {&mem_.writes, &ulog_.writes})
+        for (auto& [a, sz] : *log)
+          for (unsigned i = 0; i < sz; ++i)
+            if (uint8_t* o = mem_.at(a + i, 1)) uni_.read(a + i, o, 1);
+      return;
+    }
 
     std::vector<std::string> diffs;
     bool uni_stopped = !ur.ok;
