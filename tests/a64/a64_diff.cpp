@@ -199,7 +199,9 @@ int run_decode(const Options& o) {
 }
 
 // ------------------------------------------------------------------------------------------ exec
-constexpr uint64_t kCodeBase = 0x1000, kCodeSize = 0x1000;
+// The code page sits far from the data window and from the small pointer values the streams use, so no
+// random store can rewrite the stream under test.
+constexpr uint64_t kCodeBase = 0x40000000, kCodeSize = 0x1000;
 constexpr uint64_t kDataBase = 0x100000, kDataSize = 16ull << 20;
 
 class FlatMemory : public vplat::cpu::MemoryPort {
@@ -333,8 +335,8 @@ public:
               << " streams, " << stopped_ << " stopped early by an exception (same in both)\n";
     write_coverage(ids);
     if (known_deviation_)
-      std::cout << "  " << known_deviation_ << " streams not compared: known Unicorn deviations (unaligned exclusive or"
-                << " acquire/release access, write to the code page)\n";
+      std::cout << "  " << known_deviation_ << " streams not compared: known QEMU 5 deviations from the Arm ARM"
+                << " (unaligned exclusive or acquire/release access, store-exclusive of another size)\n";
     std::cout << (streams_ - failed_) << " passed, " << failed_ << " failed\n";
     return failed_ ? 1 : 0;
   }
@@ -355,7 +357,7 @@ private:
     for (int i = 0; i < 31; ++i) {
       if (pointers && rng_.chance(85)) {
         uint64_t p = kDataBase + 0x10000 + rng_.below(0x70000);
-        if (rng_.chance(60)) p &= ~uint64_t(15);
+        if (rng_.chance(85)) p &= ~uint64_t(15);
         s.x[i] = p;
       } else if (pointers) {
         s.x[i] = rng_.below(0x1000);
@@ -404,6 +406,24 @@ private:
   }
   static std::string hex128(u128 v) { return hex64(static_cast<uint64_t>(v >> 64)) + ":" + hex64(static_cast<uint64_t>(v)).substr(2); }
 
+  // Runs the stream on our core one instruction at a time, noting whether a store-exclusive met a monitor
+  // that marks its address with another access size (the QEMU 5 deviation described in run_stream).
+  uint64_t run_core(const std::vector<uint32_t>& words, const std::vector<int>& ids, bool& mixed_exclusive) {
+    mixed_exclusive = false;
+    uint64_t n = 0;
+    while (n < words.size()) {
+      std::string name = g::kInsnInfo[ids[n]].name;
+      if ((name == "STXR" || name == "STXP") && core_.EXCL_VALID) {
+        unsigned bytes = (name == "STXP" ? 2u : 1u) << (words[n] >> 30);
+        uint64_t addr = core_.X[(words[n] >> 5) & 31];
+        if (addr == core_.EXCL_ADDR && bytes != core_.EXCL_SIZE) mixed_exclusive = true;
+      }
+      if (core_.run(1) != 1) break;
+      ++n;
+    }
+    return n;
+  }
+
   void run_stream(const std::vector<uint32_t>& words, const std::vector<int>& ids, bool pointers) {
     ++streams_;
     auto init = random_state(pointers);
@@ -429,20 +449,21 @@ private:
     }
     load_core(init);
     core_.tpidr_el0 = tpidr;
-    uint64_t n = core_.run(words.size());
+    bool mixed_exclusive = false;
+    uint64_t n = run_core(words, ids, mixed_exclusive);
     Exception ex = core_.exception();
 
-    // Known Unicorn (QEMU 5) deviations: the stream is counted, not compared, and memory resynchronised.
-    //  - Exclusive and load-acquire/store-release accesses (class mem_excl) must be aligned per the Arm ARM
-    //    (Alignment fault; for a store-exclusive before the monitor check); QEMU 5 does not check LDAR/STLR,
-    //    nor a store-exclusive whose address does not match the monitor.
-    //  - A stream that wrote its own code page: Unicorn keeps executing its earlier translation.
-    bool smc = false;
-    for (auto& [a, sz] : mem_.writes) smc |= a < kCodeBase + kCodeSize && a + sz > kCodeBase;
-    for (auto& [a, sz] : ulog_.writes) smc |= a < kCodeBase + kCodeSize && a + sz > kCodeBase;
+    // Known Unicorn (QEMU 5) deviations, where the Arm ARM disagrees with QEMU; the stream is counted, not
+    // compared, and memory resynchronised:
+    //  - Exclusive and load-acquire/store-release accesses (class mem_excl) must be aligned (Alignment
+    //    fault); QEMU 5 does not check LDAR/STLR, nor a store-exclusive whose address misses the monitor.
+    //  - A store-exclusive of another size than the load-exclusive before it: QEMU 5 compares memory at the
+    //    store's size but reports the status from a full-width compare, so it can write memory and report
+    //    failure, which no Arm implementation may do (we fail such a store-exclusive without writing).
     bool uni_same_stop = !ur.ok && (us.pc - kCodeBase) / 4 == n;
-    if (smc || (ex == Exception::Alignment && n < ids.size() && std::string(g::kInsnInfo[ids[n]].cls) == "mem_excl" &&
-                !uni_same_stop)) {
+    bool unaligned_excl = ex == Exception::Alignment && n < ids.size() &&
+                          std::string(g::kInsnInfo[ids[n]].cls) == "mem_excl" && !uni_same_stop;
+    if (unaligned_excl || mixed_exclusive) {
       ++known_deviation_;
       for (auto* log : {&mem_.writes, &ulog_.writes})
         for (auto& [a, sz] : *log)
