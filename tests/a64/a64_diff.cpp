@@ -202,16 +202,19 @@ int run_decode(const Options& o) {
 // The code page sits far from the data window and from the small pointer values the streams use, so no
 // random store can rewrite the stream under test.
 constexpr uint64_t kCodeBase = 0x40000000, kCodeSize = 0x1000;
+// Random data within reach of PC-relative literal loads (+-1 MiB), with the code page in its middle.
+constexpr uint64_t kNearBase = kCodeBase - 0x100000, kNearSize = 0x200000;
 constexpr uint64_t kDataBase = 0x100000, kDataSize = 16ull << 20;
 
 class FlatMemory : public vplat::cpu::MemoryPort {
 public:
-  FlatMemory() : code(kCodeSize), data(kDataSize) {}
-  std::vector<uint8_t> code, data;
+  FlatMemory() : near(kNearSize), data(kDataSize) {}
+  std::vector<uint8_t> near, data; // near holds the code page
+  uint8_t* code() { return &near[kCodeBase - kNearBase]; }
   std::vector<std::pair<uint64_t, unsigned>> writes;
 
   uint8_t* at(uint64_t addr, unsigned size) {
-    if (addr >= kCodeBase && addr + size <= kCodeBase + kCodeSize && addr + size > addr) return &code[addr - kCodeBase];
+    if (addr >= kNearBase && addr + size <= kNearBase + kNearSize && addr + size > addr) return &near[addr - kNearBase];
     if (addr >= kDataBase && addr + size <= kDataBase + kDataSize && addr + size > addr) return &data[addr - kDataBase];
     return nullptr;
   }
@@ -281,10 +284,12 @@ struct Mismatch {
 class ExecDiff {
 public:
   explicit ExecDiff(const Options& o) : o_(o), rng_(o.seed), core_(mem_) {
-    uni_.map(kCodeBase, kCodeSize);
+    uni_.map(kNearBase, kNearSize);
     uni_.map(kDataBase, kDataSize);
     for (auto& b : mem_.data) b = static_cast<uint8_t>(rng_.next());
+    for (auto& b : mem_.near) b = static_cast<uint8_t>(rng_.next());
     uni_.write(kDataBase, mem_.data.data(), mem_.data.size());
+    uni_.write(kNearBase, mem_.near.data(), mem_.near.size());
     uc_hook h;
     uc_hook_add(static_cast<uc_engine*>(uni_.engine()), &h, UC_HOOK_MEM_WRITE,
                 reinterpret_cast<void*>(&on_unicorn_write), &ulog_, 1, 0);
@@ -310,10 +315,8 @@ public:
       for (unsigned i = 0; i < k; ++i) {
         int id = ids[rng_.below(ids.size())];
         std::string cls = g::kInsnInfo[id].cls;
-        if (starts_with(cls.c_str(), "branch")) {
-          if (i > 0) continue;
-          single = true;
-        }
+        // A branch ends its stream: the final PC then checks where it went.
+        if (starts_with(cls.c_str(), "branch")) single = true;
         auto w = random_encoding(id, rng_);
         if (!w) continue;
         has_mem |= starts_with(cls, "mem");
@@ -431,7 +434,7 @@ private:
     std::memcpy(code.data(), words.data(), words.size() * 4);
     uint32_t self_branch = 0x14000000; // b . : keeps Unicorn's translation block short
     std::memcpy(code.data() + words.size() * 4, &self_branch, 4);
-    std::memcpy(mem_.code.data(), code.data(), code.size());
+    std::memcpy(mem_.code(), code.data(), code.size());
     uni_.write(kCodeBase, code.data(), code.size());
     uni_.set_state(init);
     // TPIDR_EL0 is user-visible (MRS/MSR) but not in A64State: start both from the same value.
