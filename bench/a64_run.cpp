@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   uint64_t done = 0;
   while (done < max) {
-    done += core.run(std::min<uint64_t>(max - done, 1 << 20));
+    done += core.run(std::min<uint64_t>(max - done, 1 << 20)).retired;
     if (core.exception() != vplat::cpu::Exception::None) break;
   }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

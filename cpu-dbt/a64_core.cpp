@@ -1,6 +1,62 @@
+// The run loop, exception entry and return, the soft TLB slow paths, the debugger accessors and the core
+// group. Facts: Arm ARM (DDI 0487) D1 (exception model), D5 (VMSA), D17 (ESR/FAR/SPSR/PAR layouts).
 #include "cpu-dbt/a64_core.h"
+#include <algorithm>
+#include <array>
 
 namespace vplat::cpu {
+
+namespace {
+
+// ESR_ELx.EC values used here.
+constexpr uint32_t kEcUnknown = 0x00, kEcIllegal = 0x0e, kEcSvc = 0x15, kEcInsnAbortLower = 0x20,
+                   kEcPcAlign = 0x22, kEcDataAbortLower = 0x24, kEcSpAlign = 0x26, kEcBrk = 0x3c;
+constexpr uint32_t kIL = 1u << 25; // every exception here is from a 32-bit instruction or has IL RES1
+
+// Per-instruction facts the run loop needs before executing, from the generated metadata.
+enum : uint8_t {
+  kFlagFp = 1,        // accesses the SIMD&FP registers, FPCR or FPSR: subject to CPACR_EL1.FPEN
+  kFlagHint = 2,      // HINT: WFI, WFE, SEV, SEVL
+  kFlagExclLoad = 4,  // LDXR/LDXP: the global monitor records the physical address
+  kFlagSpBase = 8,    // a load/store with base register Rn at bits 9:5: SP alignment check when Rn == 31
+  kFlagUnpriv = 16,   // LDTR/STTR family when bits 11:10 == 0b10: EL0 permissions
+};
+
+bool has_token(const char* list, const char* token) {
+  std::string_view l(list), t(token);
+  size_t pos = 0;
+  while (pos <= l.size()) {
+    size_t end = l.find(',', pos);
+    if (end == std::string_view::npos) end = l.size();
+    if (l.substr(pos, end - pos) == t) return true;
+    pos = end + 1;
+  }
+  return false;
+}
+
+std::array<uint8_t, a64::kNumInsns> build_flags() {
+  std::array<uint8_t, a64::kNumInsns> f{};
+  for (int id = 0; id < a64::kNumInsns; ++id) {
+    const auto& i = a64::kInsnInfo[id];
+    std::string_view name(i.name), cls(i.cls);
+    uint8_t v = 0;
+    for (const char* list : {i.reads, i.writes})
+      if (has_token(list, "V") || has_token(list, "FPCR") || has_token(list, "FPSR")) v |= kFlagFp;
+    if (name == "HINT") v |= kFlagHint;
+    if (name == "LDXR" || name == "LDXP") v |= kFlagExclLoad;
+    if (cls.substr(0, 4) == "mem_" && cls != "mem_prefetch" && name.find("_lit") == std::string_view::npos)
+      v |= kFlagSpBase;
+    if (name == "LDR_imm9" || name == "STR_imm9" || name == "LDRS_imm9") v |= kFlagUnpriv;
+    f[id] = v;
+  }
+  return f;
+}
+
+const std::array<uint8_t, a64::kNumInsns> kFlags = build_flags();
+
+bool no_monitors = false; // what monitors_active_ points at for a core outside any group
+
+} // namespace
 
 const char* exception_name(Exception e) {
   switch (e) {
@@ -15,34 +71,555 @@ const char* exception_name(Exception e) {
   case Exception::Breakpoint: return "breakpoint";
   case Exception::Halt: return "halt";
   case Exception::System: return "system instruction";
+  case Exception::Trap: return "trapped instruction";
+  case Exception::PcAlignment: return "PC alignment fault";
+  case Exception::SpAlignment: return "SP alignment fault";
+  case Exception::IllegalState: return "illegal execution state";
   }
   return "?";
 }
 
-uint64_t Core::run(uint64_t count) {
+Core::Core(MemoryPort& memory, const Config& cfg, CoreHooks* h)
+    : config(cfg), hooks(h), mem(memory), monitors_active_(&no_monitors) {
+  // User-level tests run FP code at EL1 without an OS to enable it.
+  if (!config.system) sys.cpacr = 3u << 20;
+  update_cached();
+}
+
+void Core::power_on(uint64_t pc, uint64_t x0) {
+  for (auto& x : X) x = 0;
+  for (auto& v : V) v = 0;
+  NF = ZF = CF = VF = 0;
+  FPCR = FPSR = 0;
   EXC = 0;
-  for (uint64_t i = 0; i < count; ++i) {
-    uint32_t insn;
-    if (!mem.fetch(PC, insn)) {
-      raise(Exception::InstructionAbort, PC);
-      return i;
-    }
-    int id = a64::decode(insn);
-    if (id < 0) {
-      exception_syndrome = insn;
-      raise(Exception::Undefined);
-      return i;
-    }
-    NPC = PC + 4;
-    a64::kExec[id](*this, insn);
-    if (EXC) {
-      if (exception() == Exception::Undefined) exception_syndrome = insn;
-      return i;
-    }
-    PC = NPC;
-    ++retired;
+  EXCL_VALID = 0;
+  X[0] = x0;
+  PC = pc;
+  el_ = 1;
+  spsel_ = 1;
+  sp_other_ = 0;
+  daif_ = 0x3c0;
+  il_ = false;
+  event_ = false;
+  sys.sctlr = 0x30D00800;
+  off_ = false;
+  flush_tlb();
+  update_cached();
+}
+
+uint32_t Core::pstate() const {
+  return uint32_t(NF) << 31 | uint32_t(ZF) << 30 | uint32_t(CF) << 29 | uint32_t(VF) << 28 | uint32_t(il_) << 20 |
+         daif_ | el_ << 2 | spsel_;
+}
+
+uint64_t Core::get_sp_el0() const { return (el_ == 0 || !spsel_) ? X[31] : sp_other_; }
+void Core::set_sp_el0(uint64_t v) {
+  if (el_ == 0 || !spsel_) X[31] = v;
+  else sp_other_ = v;
+}
+uint64_t Core::sp_el(unsigned which) const {
+  bool current_is_el1 = el_ == 1 && spsel_;
+  return (which == 1) == current_is_el1 ? X[31] : sp_other_;
+}
+
+void Core::set_sp_sel(unsigned new_el, unsigned new_spsel) {
+  bool cur = el_ == 1 && spsel_;
+  bool next = new_el == 1 && new_spsel;
+  if (cur != next) std::swap(X[31], sp_other_);
+  el_ = new_el;
+  spsel_ = new_spsel;
+}
+
+void Core::update_cached() {
+  access_el_ = el_;
+  align_mask_ = (sys.sctlr & 2) ? ~0ull : 0;
+  sp_check_ = el_ == 0 ? (sys.sctlr >> 4 & 1) : (sys.sctlr >> 3 & 1);
+  unsigned fpen = (sys.cpacr >> 20) & 3;
+  fp_trap_ = fpen == 0 || fpen == 2 || (fpen == 1 && el_ == 0);
+}
+
+void Core::write_sctlr(uint64_t v) {
+  // Writable: M A C SA SA0 UMA I DZE UCT nTWI nTWE WXN UCI; EE/E0E are RES0 (no mixed endianness); RES1 set.
+  constexpr uint64_t kWritable = 0x1f | 1u << 9 | 1u << 12 | 1u << 14 | 1u << 15 | 1u << 16 | 1u << 18 | 1u << 19 |
+                                 1u << 26;
+  uint64_t nv = (v & kWritable) | 0x30D00800;
+  if ((nv ^ sys.sctlr) & (1 | 1u << 19)) flush_tlb(); // M or WXN change what translations mean
+  sys.sctlr = nv;
+  update_cached();
+}
+
+void Core::write_cpacr(uint64_t v) {
+  sys.cpacr = v & (3u << 20);
+  update_cached();
+}
+
+TranslationRegs Core::translation_regs() const {
+  TranslationRegs r;
+  r.sctlr = sys.sctlr;
+  r.tcr = sys.tcr;
+  r.ttbr0 = sys.ttbr0;
+  r.ttbr1 = sys.ttbr1;
+  r.pa_bits = 40;
+  return r;
+}
+
+void Core::flush_tlb() {
+  for (auto& bank : tlb_)
+    for (auto& e : bank) e = TlbEntry{};
+}
+
+// ---------------------------------------------------------------------------------------- exceptions
+
+void Core::raise(Exception e, uint64_t address) {
+  EXC = static_cast<uint8_t>(e);
+  fault_address = address;
+  pending_ret_ = PC;
+  pending_far_ = address;
+  pending_far_valid_ = false;
+  switch (e) {
+  case Exception::Alignment: // from check_alignment (exclusive and ordered accesses): bit 22 is L
+    raise_data_abort(address, fsc::kAlignment, !(cur_insn >> 22 & 1));
+    EXC = static_cast<uint8_t>(Exception::Alignment);
+    return;
+  case Exception::SupervisorCall:
+    last_esr = kEcSvc << 26 | kIL | (exception_syndrome & 0xffff);
+    pending_ret_ = PC + 4;
+    return;
+  case Exception::Breakpoint: last_esr = kEcBrk << 26 | kIL | (exception_syndrome & 0xffff); return;
+  case Exception::PcAlignment:
+    last_esr = kEcPcAlign << 26 | kIL;
+    pending_far_valid_ = true;
+    return;
+  case Exception::SpAlignment: last_esr = kEcSpAlign << 26 | kIL; return;
+  case Exception::IllegalState: last_esr = kEcIllegal << 26 | kIL; return;
+  default: last_esr = kEcUnknown << 26 | kIL; return;
   }
-  return count;
+}
+
+void Core::raise_data_abort(uint64_t va, uint8_t dfsc, bool write, bool cm, bool s1ptw) {
+  EXC = static_cast<uint8_t>(Exception::DataAbort);
+  fault_address = va;
+  pending_ret_ = PC;
+  pending_far_ = va;
+  pending_far_valid_ = true;
+  uint32_t ec = kEcDataAbortLower + (el_ == 1 ? 1 : 0);
+  // ISV = 0 (no instruction syndrome), FnV = 0 (FAR valid), EA = 0.
+  last_esr = ec << 26 | kIL | uint32_t(cm || write) << 6 | uint32_t(cm) << 8 | uint32_t(s1ptw) << 7 | dfsc;
+}
+
+void Core::raise_trap(uint32_t ec, uint32_t iss) {
+  EXC = static_cast<uint8_t>(Exception::Trap);
+  pending_ret_ = PC;
+  pending_far_valid_ = false;
+  last_esr = ec << 26 | kIL | iss;
+}
+
+void Core::take_exception(uint32_t esr, uint64_t far, bool far_valid, uint64_t ret, unsigned offset, bool write_esr) {
+  uint32_t spsr = pstate();
+  unsigned base = el_ == 0 ? 0x400 : (spsel_ ? 0x200 : 0);
+  sys.spsr = spsr;
+  sys.elr = ret;
+  if (write_esr) sys.esr = esr;
+  if (far_valid) sys.far = far;
+  set_sp_sel(1, 1);
+  daif_ = 0x3c0;
+  il_ = false;
+  // Exception entry may clear the local monitor; clearing it makes a store-exclusive interrupted by an
+  // exception fail, which software must tolerate anyway.
+  EXCL_VALID = 0;
+  PC = sys.vbar + base + offset;
+  update_cached();
+}
+
+bool Core::deliver_sync() {
+  if (!EXC) return false;
+  EXC = 0;
+  take_exception(last_esr, pending_far_, pending_far_valid_, pending_ret_, 0, true);
+  return true;
+}
+
+void Core::eret() {
+  if (el_ == 0) {
+    raise_undefined();
+    return;
+  }
+  uint64_t spsr = sys.spsr;
+  unsigned m = spsr & 0x1f;
+  unsigned target = (m >> 2) & 3;
+  // Illegal exception return (Arm ARM D1.11.5): AArch32, a higher or unimplemented EL, a reserved mode,
+  // EL0 with SP_ELx.
+  bool illegal = (m & 0x10) || target > el_ || (m & 2) || (target == 0 && (m & 1));
+  NF = spsr >> 31 & 1;
+  ZF = spsr >> 30 & 1;
+  CF = spsr >> 29 & 1;
+  VF = spsr >> 28 & 1;
+  daif_ = spsr & 0x3c0;
+  if (illegal) {
+    il_ = true;
+  } else {
+    il_ = spsr >> 20 & 1;
+    set_sp_sel(target, m & 1);
+  }
+  EXCL_VALID = 0; // exception return clears the local monitor
+  NPC = sys.elr;
+  update_cached();
+}
+
+// ---------------------------------------------------------------------------------------- memory
+
+Translation Core::walk(uint64_t va, Access kind, unsigned el) {
+  auto reader = [this](uint64_t pa, uint64_t& v) {
+    if (uint8_t* p = mem.ram_pointer(pa & ~0xfffull)) {
+      std::memcpy(&v, p + (pa & 0xfff), 8);
+      return true;
+    }
+    return mem.read(pa, 8, v);
+  };
+  return translate(translation_regs(), va, kind, el, reader);
+}
+
+bool Core::translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entry, uint8_t& fault) {
+  Translation t = walk(va, kind, el);
+  if (!t.ok) {
+    fault = t.fault;
+    return false;
+  }
+  uint64_t page = va & ~0xfffull;
+  TlbEntry& e = tlb_[el][(va >> 12) & (kTlbSize - 1)];
+  e.read = permits(t, Access::Read, el) ? page : ~0ull;
+  e.write = permits(t, Access::Write, el) ? page : ~0ull;
+  e.fetch = permits(t, Access::Fetch, el) ? page : ~0ull;
+  e.pa = t.pa & ~0xfffull;
+  e.host = mem.ram_pointer(e.pa);
+  entry = &e;
+  return true;
+}
+
+namespace {
+inline Core::TlbEntry* hit(Core::TlbEntry& e, uint64_t Core::TlbEntry::*tag, uint64_t va) {
+  return e.*tag == (va & ~0xfffull) ? &e : nullptr;
+}
+} // namespace
+
+// One access that does not cross a page; raises the abort on failure.
+static bool page_read(Core& c, uint64_t va, unsigned size, uint64_t& v) {
+  auto& slot = c.tlb_[c.access_el_][(va >> 12) & (Core::kTlbSize - 1)];
+  Core::TlbEntry* e = hit(slot, &Core::TlbEntry::read, va);
+  uint8_t fault = 0;
+  if (!e && !c.translate_fill(va, Access::Read, c.access_el_, e, fault)) {
+    c.raise_data_abort(va, fault, false);
+    return false;
+  }
+  v = 0;
+  if (e->host) {
+    std::memcpy(&v, e->host + (va & 0xfff), size);
+    return true;
+  }
+  if (!c.mem.read(e->pa | (va & 0xfff), size, v)) {
+    c.raise_data_abort(va, 0x10, false); // synchronous external abort
+    return false;
+  }
+  return true;
+}
+
+static bool page_write(Core& c, uint64_t va, unsigned size, uint64_t v) {
+  auto& slot = c.tlb_[c.access_el_][(va >> 12) & (Core::kTlbSize - 1)];
+  Core::TlbEntry* e = hit(slot, &Core::TlbEntry::write, va);
+  uint8_t fault = 0;
+  if (!e && !c.translate_fill(va, Access::Write, c.access_el_, e, fault)) {
+    c.raise_data_abort(va, fault, true);
+    return false;
+  }
+  uint64_t pa = e->pa | (va & 0xfff);
+  if (*c.monitors_active_) c.group->store_to(c, pa, size);
+  if (e->host) {
+    std::memcpy(e->host + (va & 0xfff), &v, size);
+    return true;
+  }
+  if (!c.mem.write(pa, size, v)) {
+    c.raise_data_abort(va, 0x10, true);
+    return false;
+  }
+  return true;
+}
+
+// Both pages of a page-crossing access must translate before any byte moves, so that a fault on the
+// second page leaves no partial write and reports the right address.
+static bool check_pages(Core& c, uint64_t va, unsigned size, Access kind) {
+  uint64_t second = (va + size - 1) & ~0xfffull;
+  for (uint64_t a : {va, second}) {
+    auto& slot = c.tlb_[c.access_el_][(a >> 12) & (Core::kTlbSize - 1)];
+    if (hit(slot, kind == Access::Write ? &Core::TlbEntry::write : &Core::TlbEntry::read, a)) continue;
+    Core::TlbEntry* e;
+    uint8_t fault = 0;
+    if (!c.translate_fill(a, kind, c.access_el_, e, fault)) {
+      c.raise_data_abort(a, fault, kind == Access::Write);
+      return false;
+    }
+  }
+  return true;
+}
+
+uint64_t Core::read_slow(uint64_t va, unsigned size) {
+  if (va & (size - 1) & align_mask_) {
+    raise_data_abort(va, fsc::kAlignment, false);
+    return 0;
+  }
+  uint64_t v = 0;
+  if ((va & 0xfff) + size <= 0x1000) {
+    page_read(*this, va, size, v);
+    return v;
+  }
+  if (!check_pages(*this, va, size, Access::Read)) return 0;
+  for (unsigned i = 0; i < size; ++i) {
+    uint64_t b;
+    if (!page_read(*this, va + i, 1, b)) return 0;
+    v |= b << (8 * i);
+  }
+  return v;
+}
+
+void Core::write_slow(uint64_t va, unsigned size, uint64_t value) {
+  if (va & (size - 1) & align_mask_) {
+    raise_data_abort(va, fsc::kAlignment, true);
+    return;
+  }
+  if ((va & 0xfff) + size <= 0x1000) {
+    page_write(*this, va, size, value);
+    return;
+  }
+  if (!check_pages(*this, va, size, Access::Write)) return;
+  for (unsigned i = 0; i < size; ++i)
+    if (!page_write(*this, va + i, 1, value >> (8 * i) & 0xff)) return;
+}
+
+void Core::zero_block(uint64_t va) {
+  uint64_t base = va & ~63ull;
+  auto& slot = tlb_[access_el_][(base >> 12) & (kTlbSize - 1)];
+  TlbEntry* e = hit(slot, &TlbEntry::write, base);
+  uint8_t fault = 0;
+  if (!e && !translate_fill(base, Access::Write, access_el_, e, fault)) {
+    raise_data_abort(va, fault, true);
+    return;
+  }
+  uint64_t pa = e->pa | (base & 0xfff);
+  if (*monitors_active_) group->store_to(*this, pa, 64);
+  if (e->host) {
+    std::memset(e->host + (base & 0xfff), 0, 64);
+    return;
+  }
+  for (unsigned i = 0; i < 64; i += 8)
+    if (!mem.write(pa + i, 8, 0)) {
+      raise_data_abort(va, 0x10, true);
+      return;
+    }
+}
+
+bool Core::fetch(uint32_t& insn) {
+  if (PC & 3) {
+    raise(Exception::PcAlignment, PC);
+    return false;
+  }
+  auto& slot = tlb_[el_][(PC >> 12) & (kTlbSize - 1)];
+  TlbEntry* e = hit(slot, &TlbEntry::fetch, PC);
+  uint8_t fault = 0;
+  if (!e && !translate_fill(PC, Access::Fetch, el_, e, fault)) {
+    raise(Exception::InstructionAbort, PC);
+    last_esr = (kEcInsnAbortLower + (el_ == 1 ? 1 : 0)) << 26 | kIL | fault;
+    pending_far_valid_ = true;
+    return false;
+  }
+  if (e->host) {
+    std::memcpy(&insn, e->host + (PC & 0xfff), 4);
+    return true;
+  }
+  uint64_t v;
+  if (!mem.read(e->pa | (PC & 0xfff), 4, v)) {
+    raise(Exception::InstructionAbort, PC);
+    last_esr = (kEcInsnAbortLower + (el_ == 1 ? 1 : 0)) << 26 | kIL | 0x10;
+    pending_far_valid_ = true;
+    return false;
+  }
+  insn = static_cast<uint32_t>(v);
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------- run loop
+
+RunResult Core::run(uint64_t budget) {
+  EXC = 0;
+  uint64_t done = 0;
+  const bool system = config.system;
+  for (uint64_t n = 0; n < budget; ++n) {
+    if (off_) return {Exit::Off, done};
+    if (uint32_t a = attention_.load(std::memory_order_relaxed)) {
+      if (a & kAttnExit) {
+        attention_.fetch_and(~kAttnExit, std::memory_order_relaxed);
+        return {Exit::Request, done};
+      }
+      if ((a & kAttnDebug) && n != 0 && std::find(breakpoints_.begin(), breakpoints_.end(), PC) != breakpoints_.end())
+        return {Exit::Breakpoint, done};
+      if ((a & kAttnIrq) && !(daif_ & 0x80) && system) {
+        take_exception(0, 0, false, PC, 0x80, false);
+        continue;
+      }
+    }
+    uint32_t insn;
+    if (!fetch(insn)) goto fault;
+    {
+      cur_insn = insn;
+      int id = a64::decode(insn);
+      if (id < 0) {
+        exception_syndrome = insn;
+        raise(Exception::Undefined);
+        goto fault;
+      }
+      uint8_t f = kFlags[id];
+      if (f | il_) {
+        if (il_) {
+          raise(Exception::IllegalState);
+          goto fault;
+        }
+        if ((f & kFlagFp) && fp_trap_) {
+          raise_trap(0x07, 0);
+          goto fault;
+        }
+        if ((f & kFlagSpBase) && sp_check_ && ((insn >> 5) & 31) == 31 && (X[31] & 15)) {
+          raise(Exception::SpAlignment);
+          goto fault;
+        }
+        if ((f & kFlagUnpriv) && ((insn >> 10) & 3) == 2) access_el_ = 0;
+        if ((f & kFlagHint) && system) {
+          unsigned op = (insn >> 5) & 0x7f;
+          if (op == 3 || op == 2) { // WFI, WFE
+            bool wfe = op == 2;
+            if (el_ == 0 && !(sys.sctlr >> (wfe ? 18 : 16) & 1)) {
+              raise_trap(0x01, 1u << 24 | 0xeu << 20 | (wfe ? 1 : 0)); // CV = 1, COND = AL, TI
+              goto fault;
+            }
+            bool irq = irq_line();
+            bool wake = wfe ? (event_ || (irq && !(daif_ & 0x80))) : irq;
+            if (wfe) event_ = false;
+            PC += 4;
+            ++retired;
+            ++done;
+            if (!wake) return {wfe ? Exit::Yield : Exit::Idle, done};
+            continue;
+          }
+          if (op == 4) {
+            if (group) group->send_event(*this);
+            event_ = true;
+          } else if (op == 5) {
+            event_ = true;
+          }
+        }
+      }
+      NPC = PC + 4;
+      a64::kExec[id](*this, insn);
+      access_el_ = el_;
+      if (EXC) goto fault;
+      if (f & kFlagExclLoad) {
+        // Record the physical address the load-exclusive marked; the TLB entry was just filled.
+        auto& slot = tlb_[el_][(EXCL_ADDR >> 12) & (kTlbSize - 1)];
+        if (slot.read == (EXCL_ADDR & ~0xfffull)) excl_pa = slot.pa | (EXCL_ADDR & 0xfff);
+        else excl_pa = EXCL_ADDR;
+        if (group) *monitors_active_ = true;
+      }
+      PC = NPC;
+      ++retired;
+      ++done;
+      continue;
+    }
+  fault:
+    access_el_ = el_;
+    if (!system) return {Exit::Exception, done};
+    deliver_sync();
+  }
+  return {Exit::Budget, done};
+}
+
+// ---------------------------------------------------------------------------------------- debugger
+
+bool Core::debug_translate(uint64_t va, uint64_t& pa) {
+  Translation t = walk(va, Access::Read, 1);
+  if (!t.ok) return false;
+  pa = t.pa;
+  return true;
+}
+
+bool Core::debug_read(uint64_t va, void* buf, size_t len) {
+  auto* out = static_cast<uint8_t*>(buf);
+  while (len) {
+    uint64_t pa;
+    if (!debug_translate(va, pa)) return false;
+    uint8_t* p = mem.ram_pointer(pa & ~0xfffull);
+    if (!p) return false;
+    size_t n = std::min<size_t>(len, 0x1000 - (va & 0xfff));
+    std::memcpy(out, p + (pa & 0xfff), n);
+    out += n;
+    va += n;
+    len -= n;
+  }
+  return true;
+}
+
+bool Core::debug_write(uint64_t va, const void* buf, size_t len) {
+  auto* in = static_cast<const uint8_t*>(buf);
+  while (len) {
+    uint64_t pa;
+    if (!debug_translate(va, pa)) return false;
+    uint8_t* p = mem.ram_pointer(pa & ~0xfffull);
+    if (!p) return false;
+    size_t n = std::min<size_t>(len, 0x1000 - (va & 0xfff));
+    std::memcpy(p + (pa & 0xfff), in, n);
+    icache_invalidate();
+    in += n;
+    va += n;
+    len -= n;
+  }
+  return true;
+}
+
+void Core::add_breakpoint(uint64_t va) {
+  if (std::find(breakpoints_.begin(), breakpoints_.end(), va) == breakpoints_.end()) breakpoints_.push_back(va);
+  attention_.fetch_or(kAttnDebug, std::memory_order_relaxed);
+}
+
+void Core::remove_breakpoint(uint64_t va) {
+  breakpoints_.erase(std::remove(breakpoints_.begin(), breakpoints_.end(), va), breakpoints_.end());
+  if (breakpoints_.empty()) attention_.fetch_and(~kAttnDebug, std::memory_order_relaxed);
+}
+
+// ---------------------------------------------------------------------------------------- core group
+
+void CoreGroup::add(Core& core) {
+  cores_.push_back(&core);
+  core.group = this;
+  core.monitors_active_ = &monitors_active;
+}
+
+void CoreGroup::store_to(Core& from, uint64_t pa, uint64_t size) {
+  // Exclusives reservation granule: 64 bytes (CTR_EL0.ERG = 4).
+  uint64_t first = pa >> 6, last = (pa + size - 1) >> 6;
+  bool any = false;
+  for (Core* c : cores_) {
+    if (!c->EXCL_VALID) continue;
+    if (c != &from && first <= (c->excl_pa + c->EXCL_SIZE - 1) >> 6 && last >= c->excl_pa >> 6) {
+      c->EXCL_VALID = 0;
+      c->signal_event(); // clearing the global monitor is a WFE wake-up event
+      continue;
+    }
+    any = true;
+  }
+  monitors_active = any;
+}
+
+void CoreGroup::flush_tlbs(Core&) {
+  for (Core* c : cores_) c->flush_tlb();
+}
+
+void CoreGroup::send_event(Core&) {
+  for (Core* c : cores_) c->signal_event();
 }
 
 } // namespace vplat::cpu

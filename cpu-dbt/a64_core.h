@@ -1,69 +1,258 @@
 // The AArch64 core: architectural state (generated from archdesc/aarch64) plus what the runtime needs to
-// execute it. The interpreter tier lives here; the system-level parts (exception levels, MMU, system
-// registers) and the JIT tier arrive with the BOOT and DBT issues.
+// execute it: exception levels EL0/EL1, exception entry and return, system registers, the stage-1 MMU with
+// a per-core soft TLB, interrupts, WFI/WFE, the exclusive monitors. The interpreter is the cold tier; a
+// JIT comes later. See cpu-dbt/README.md for what is modelled and what is not.
+//
+// Two modes:
+//  - user level (Core::Config::system == false, the default): the differential tests and benchmarks. The
+//    core runs at EL1 with the MMU off (as Unicorn does) and an exception does not enter the vector table:
+//    run() stops with EXC set and PC at the faulting instruction.
+//  - system level (system == true): exceptions are taken to EL1 as the architecture says; run() stops only
+//    for the reasons in Exit.
 #pragma once
 #include "aarch64_isa.h"
+#include "cpu-dbt/a64_mmu.h"
+#include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <vector>
 
 namespace vplat::cpu {
 
 namespace a64 = vplat::gen::aarch64;
 
-// Values of State::EXC: why the last instruction did not complete.
+// Values of State::EXC: why the last instruction did not complete. In system mode this is transient (the
+// exception is taken at once); in user mode it is why run() stopped.
 enum class Exception : uint8_t {
   None = 0,
   Undefined = 1,        // unallocated encoding, or an instruction this model does not execute
-  DataAbort = 2,        // a load or store found no memory
-  InstructionAbort = 3, // instruction fetch found no memory
-  Alignment = 4,        // an access that must be aligned was not
+  DataAbort = 2,        // a load or store faulted (translation, permission, external abort)
+  InstructionAbort = 3, // instruction fetch faulted
+  Alignment = 4,        // an access that must be aligned was not (a data abort with DFSC 0x21)
   SupervisorCall = 5,
   HypervisorCall = 6,
   SecureMonitorCall = 7,
   Breakpoint = 8,       // BRK
   Halt = 9,             // HLT
-  System = 10,          // a system instruction whose effect needs the system model (ERET, MSR, ...)
+  System = 10,          // kind passed by the ADL for system instructions (handled by the helpers)
+  Trap = 11,            // a trapped instruction: FP/SIMD access, MSR/MRS/SYS, WFI/WFE (ESR says which)
+  PcAlignment = 12,
+  SpAlignment = 13,
+  IllegalState = 14,
 };
 
 const char* exception_name(Exception e);
 
-// The memory a core sees. User-level tests back it with a flat buffer; the platform with its bus.
+// Physical memory as a core sees it. The platform implements it on its bus; user-level tests on a flat
+// buffer. Called on TLB misses and for device (non-RAM) pages only, never on the hot path of RAM accesses.
 class MemoryPort {
 public:
   virtual ~MemoryPort() = default;
-  // size is 1, 2, 4 or 8 bytes, little-endian. Return false when nothing answers at addr.
-  virtual bool read(uint64_t addr, unsigned size, uint64_t& value) = 0;
-  virtual bool write(uint64_t addr, unsigned size, uint64_t value) = 0;
-  virtual bool fetch(uint64_t addr, uint32_t& insn) {
-    uint64_t v;
-    if (!read(addr, 4, v)) return false;
-    insn = static_cast<uint32_t>(v);
-    return true;
+  // Host pointer to the 4 KiB physical page at `page` (4 KiB aligned) if it is RAM the core may read,
+  // write and execute with plain memcpy, else nullptr (the page is then accessed through read/write). The
+  // pointer must stay valid until the platform calls Core::flush_tlb() (or for the core's lifetime).
+  virtual uint8_t* ram_pointer(uint64_t page) {
+    (void)page;
+    return nullptr;
   }
+  // Accesses of 1, 2, 4 or 8 bytes, little-endian, never crossing a 4 KiB page. Return false when
+  // nothing answers at pa: the core then takes a synchronous external abort (DFSC/IFSC 0x10).
+  virtual bool read(uint64_t pa, unsigned size, uint64_t& value) = 0;
+  virtual bool write(uint64_t pa, unsigned size, uint64_t value) = 0;
+};
+
+class Core;
+
+// The generic timer registers a core delegates to its platform (Arm ARM D11).
+enum class TimerReg : uint8_t { Cntpct, Cntvct, CntpCtl, CntpCval, CntpTval, CntvCtl, CntvCval, CntvTval };
+
+// What the platform provides to a system-level core besides memory. All calls happen on the thread that
+// runs the core, from inside Core::run().
+class CoreHooks {
+public:
+  virtual ~CoreHooks() = default;
+  // MRS/MSR of a generic timer register of `core` (access rights already checked). CTL reads include
+  // ISTATUS; TVAL is the 32-bit signed view. After a write the platform re-evaluates the timer interrupt.
+  virtual uint64_t timer_read(Core& core, TimerReg reg) = 0;
+  virtual void timer_write(Core& core, TimerReg reg, uint64_t value) = 0;
+  // SMC #imm at EL1 (SMC Calling Convention: function id in W0, arguments X1-X3, results in X0-X3). Return
+  // true if handled (execution continues after the SMC); false makes the SMC UNDEFINED. The hook may call
+  // core.power_off() (PSCI CPU_OFF, SYSTEM_OFF) or power_on() of another core (CPU_ON).
+  virtual bool firmware_call(Core& core) {
+    (void)core;
+    return false;
+  }
+};
+
+// The cores of one machine, for what crosses cores: the global exclusive monitor (a store by one core to a
+// granule another core has marked exclusive clears that core's monitor and sets its event register), TLBI
+// broadcast (the Inner Shareable TLBI forms flush every core's TLB) and SEV. All cores of a group must run
+// on one host thread (round-robin), which is what makes these plain memory operations safe.
+class CoreGroup {
+public:
+  void add(Core& core);
+  const std::vector<Core*>& cores() const { return cores_; }
+
+  // Whether any core may hold an exclusive monitor; stores check only this flag on their fast path.
+  bool monitors_active = false;
+  // A store by `from` to [pa, pa+size): clears other cores' monitors on the same granule.
+  void store_to(Core& from, uint64_t pa, uint64_t size);
+  void flush_tlbs(Core& from);
+  void send_event(Core& from);
+
+private:
+  std::vector<Core*> cores_;
+};
+
+// Why run() returned.
+enum class Exit : uint8_t {
+  Budget,     // the instruction budget is used up
+  Idle,       // WFI with no interrupt pending: skip time to the next event, then run again
+  Yield,      // WFE with no event: let the other cores run
+  Off,        // the core is powered off (PSCI CPU_OFF, or never powered on)
+  Breakpoint, // a debugger breakpoint address was reached (the instruction there has not run)
+  Exception,  // user mode only: an exception stopped the core (see Core::exception())
+  Request,    // request_exit() was called
+};
+
+struct RunResult {
+  Exit exit;
+  uint64_t retired; // instructions completed (a faulting instruction does not complete)
 };
 
 class Core : public a64::State {
 public:
-  explicit Core(MemoryPort& memory) : mem(memory) {}
+  struct Config {
+    bool system = false;       // take exceptions (system level) instead of stopping on them
+    uint32_t midr = 0x410FD034; // Cortex-A53 r0p4; Cortex-A72 r0p1 is 0x410FD081
+    uint64_t mpidr = 0;        // affinity fields (Aff0 = core within cluster, Aff1 = cluster); bit 31 is added
+    uint32_t revidr = 0;
+    uint64_t cntfrq = 50'000'000;
+  };
 
-  // Executes up to `count` instructions and returns how many completed. Stops early, with EXC set and
-  // PC at the instruction that raised it, on the first exception (exceptions are precise).
-  uint64_t run(uint64_t count);
+  explicit Core(MemoryPort& memory) : Core(memory, Config{}) {}
+  Core(MemoryPort& memory, const Config& config, CoreHooks* hooks = nullptr);
 
-  Exception exception() const { return static_cast<Exception>(EXC); }
-  uint64_t fault_address = 0; // for DataAbort / InstructionAbort / Alignment
-  uint32_t exception_syndrome = 0; // immediate of SVC/HVC/SMC/BRK/HLT, or the encoding for Undefined/System
+  // Runs up to `budget` instructions (a taken exception counts as one). User mode stops at the first
+  // exception with EXC set (exceptions are precise: PC is at the instruction that raised it).
+  RunResult run(uint64_t budget);
 
-  void raise(Exception e, uint64_t address = 0) {
-    EXC = static_cast<uint8_t>(e);
-    fault_address = address;
+  // ---- Platform interface
+  // Level of the core's IRQ input (from the GIC). May be called from any thread.
+  void set_irq(bool level) {
+    if (level) attention_.fetch_or(kAttnIrq, std::memory_order_relaxed);
+    else attention_.fetch_and(~kAttnIrq, std::memory_order_relaxed);
   }
+  bool irq_line() const { return attention_.load(std::memory_order_relaxed) & kAttnIrq; }
+  // Makes run() return Exit::Request at the next instruction boundary. May be called from any thread.
+  void request_exit() { attention_.fetch_or(kAttnExit, std::memory_order_relaxed); }
+  // Resets the core to its boot state (EL1h, DAIF masked, MMU and caches off) and starts it at `pc` with
+  // X0 = `x0` (PSCI CPU_ON semantics; also the initial boot: X0 = DTB address).
+  void power_on(uint64_t pc, uint64_t x0 = 0);
+  void power_off() { off_ = true; }
+  bool powered() const { return !off_; }
+  void signal_event() { event_ = true; }
+  // Drops every cached translation (TLBI, or the platform remapped RAM).
+  void flush_tlb();
 
-  // User-visible system registers kept outside the generated state (see a64_system_helpers.cpp).
+  // ---- Debugger interface: accesses through the current translation (EL1 view, no permission checks,
+  // no TLB fill, no fault taken, RAM only so that no device sees an access). Return false if any byte is
+  // not mapped to RAM. Single step is run(1).
+  bool debug_read(uint64_t va, void* buf, size_t len);
+  bool debug_write(uint64_t va, const void* buf, size_t len);
+  bool debug_translate(uint64_t va, uint64_t& pa);
+  void add_breakpoint(uint64_t va);
+  void remove_breakpoint(uint64_t va);
+
+  // ---- Exception reporting (user mode) and state
+  Exception exception() const { return static_cast<Exception>(EXC); }
+  uint64_t fault_address = 0;      // FAR of the last exception
+  uint32_t exception_syndrome = 0; // immediate of SVC/HVC/SMC/BRK/HLT, or the encoding for Undefined/System
+  uint32_t last_esr = 0;           // ESR the last exception has (or would have) written
+
+  unsigned el() const { return el_; }
+  unsigned spsel() const { return spsel_; }
+  uint32_t daif() const { return daif_; }   // bits 9:6 as in the DAIF register
+  bool illegal_state() const { return il_; }
+  // SPSR-format PSTATE of the running context.
+  uint32_t pstate() const;
+  uint64_t sp_el(unsigned el) const; // SP_EL0 / SP_EL1 whichever is current
+
+  // Raises a synchronous exception from a helper: sets EXC; in system mode run() takes it after the
+  // instruction returns. `esr_iss` and the EC come from the kind unless given by the specialised raisers.
+  void raise(Exception e, uint64_t address = 0);
+  void raise_data_abort(uint64_t va, uint8_t dfsc, bool write, bool cm = false, bool s1ptw = false);
+  void raise_trap(uint32_t ec, uint32_t iss); // EC 0x01, 0x07, 0x18 traps
+  void raise_undefined() { raise(Exception::Undefined); }
+
+  // ---- System registers (the system-register table in a64_system_helpers.cpp reads and writes these)
+  struct SysRegs {
+    uint64_t sctlr = 0x30D00800; // RES1 bits; MMU, caches, alignment checks off
+    uint64_t cpacr = 0, tcr = 0, ttbr0 = 0, ttbr1 = 0, mair = 0, amair = 0, vbar = 0;
+    uint64_t esr = 0, far = 0, afsr0 = 0, afsr1 = 0, par = 0, elr = 0, spsr = 0;
+    uint64_t contextidr = 0, tpidr_el1 = 0, tpidrro_el0 = 0, csselr = 0, cntkctl = 0;
+    uint64_t mdscr = 0, oslsr_oslk = 1, osdlr = 0, mdccint = 0, dbgprcr = 0, dbgclaim = 0, oseccr = 0;
+    uint64_t dbgbvr[6]{}, dbgbcr[6]{}, dbgwvr[4]{}, dbgwcr[4]{};
+  } sys;
+  // User-visible TPIDR_EL0 (the differential harness sets it directly).
   uint64_t tpidr_el0 = 0;
+  Config config;
+  CoreHooks* hooks = nullptr;
+  CoreGroup* group = nullptr;
 
   MemoryPort& mem;
   uint64_t retired = 0;
+  uint32_t cur_insn = 0; // the instruction being executed
+  uint64_t excl_pa = 0;  // physical address the exclusive monitor marks (valid while EXCL_VALID)
+
+  // ---- Used by the helpers (a64_helpers.cpp, a64_system_helpers.cpp); not an interface.
+  struct TlbEntry {
+    uint64_t read = ~0ull, write = ~0ull, fetch = ~0ull; // VA page (bits 63:12) if that access hits, else ~0
+    uint8_t* host = nullptr;                              // RAM page, or nullptr: device page
+    uint64_t pa = 0;                                      // physical page
+  };
+  static constexpr unsigned kTlbSize = 512;
+  TlbEntry tlb_[2][kTlbSize]; // per translation EL (0, 1): entries hold the permissions of that EL
+  unsigned access_el_ = 1;    // EL whose permissions data accesses use (0 for LDTR/STTR at EL1)
+  uint64_t align_mask_ = 0;   // ~0 if SCTLR_EL1.A checks alignment, else 0
+  bool* monitors_active_;     // the group's flag, or a false one
+
+  uint64_t read_slow(uint64_t va, unsigned size);
+  void write_slow(uint64_t va, unsigned size, uint64_t value);
+  // Translates `va` for `kind` at `el`, filling the TLB; on a fault returns false and fills `fsc`.
+  bool translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entry, uint8_t& fsc);
+  Translation walk(uint64_t va, Access kind, unsigned el);
+  void zero_block(uint64_t va);  // DC ZVA
+  void eret();
+  void write_sctlr(uint64_t v);
+  void write_cpacr(uint64_t v);
+  void set_sp_sel(unsigned el, unsigned spsel); // switches the SP bank
+  void set_daif(uint32_t d) { daif_ = d & 0x3c0; }
+  void set_sp_el0(uint64_t v);
+  uint64_t get_sp_el0() const;
+  void icache_invalidate() {} // IC IALLU/IALLUIS/IVAU: the JIT tier will drop translated code here
+  TranslationRegs translation_regs() const;
+
+private:
+  static constexpr uint32_t kAttnIrq = 1, kAttnExit = 2, kAttnDebug = 4;
+  std::atomic<uint32_t> attention_{0};
+  unsigned el_ = 1, spsel_ = 1;
+  uint32_t daif_ = 0x3c0;
+  bool il_ = false;
+  bool event_ = false;
+  bool off_ = false;
+  bool fp_trap_ = false;  // FP/SIMD instructions trap at the current EL (CPACR_EL1.FPEN)
+  bool sp_check_ = false; // SP alignment checking at the current EL (SCTLR_EL1.SA/SA0)
+  uint64_t sp_other_ = 0; // the SP that is not in X[31]
+  uint64_t pending_ret_ = 0, pending_far_ = 0;
+  bool pending_far_valid_ = false;
+  std::vector<uint64_t> breakpoints_;
+
+  void update_cached();
+  void take_exception(uint32_t esr, uint64_t far, bool far_valid, uint64_t ret, unsigned offset, bool write_esr);
+  bool deliver_sync(); // system mode: takes the pending synchronous exception; false if it was none
+  bool fetch(uint32_t& insn);
 };
 
 inline Core& core_of(a64::State& s) { return static_cast<Core&>(s); }

@@ -1,6 +1,6 @@
 // Runtime helpers of the branch/system and load/store groups (archdesc/aarch64/branch.adl, system.adl,
 // ldst.adl): guest exceptions with their syndrome, the system register and SYS alias names for the
-// disassembler, and the user-visible system registers that do not live in the ADL state.
+// disassembler, and the system model behind MRS/MSR, MSR (immediate), SYS (DC/IC/AT/TLBI) and ERET.
 #include "aarch64_helpers.h"
 #include "cpu-dbt/a64_core.h"
 #include <cstdio>
@@ -9,16 +9,6 @@ namespace vplat::gen::aarch64 {
 
 using vplat::cpu::core_of;
 using vplat::cpu::Exception;
-
-void check_alignment(State& s, uint64_t addr, uint64_t size) {
-  if (addr & (size - 1)) core_of(s).raise(Exception::Alignment, addr);
-}
-
-void raise_exception(State& s, uint64_t kind, uint64_t syndrome) {
-  auto& c = core_of(s);
-  c.exception_syndrome = static_cast<uint32_t>(syndrome);
-  c.raise(static_cast<Exception>(kind));
-}
 
 namespace {
 
@@ -868,27 +858,487 @@ constexpr SysAlias kSysAliases[] = {
 
 } // namespace
 
-// MRS/MSR of the registers that are neither in the ADL state nor need the system model: TPIDR_EL0. The
-// others raise the System exception for now, with the instruction as syndrome.
-constexpr uint32_t kTpidrEl0 = S(3, 3, 13, 0, 2);
+// ---------------------------------------------------------------------------------------- system model
+// MRS/MSR and SYS of the registers and operations an EL0/EL1-only Armv8.0-A core has (Arm ARM D13, D17).
 
-static uint32_t sysreg_of(uint64_t insn) { return static_cast<uint32_t>(insn >> 5) & 0xffff; }
+namespace {
+
+using vplat::cpu::Access;
+using vplat::cpu::Core;
+using vplat::cpu::TimerReg;
+using vplat::cpu::Translation;
+
+constexpr uint32_t kEcSysTrap = 0x18;
+
+// ISS of an MSR/MRS/SYS trap (EC 0x18): Op0, Op2, Op1, CRn, Rt, CRm, Direction (1 = read).
+uint32_t sys_iss(uint32_t op0, uint32_t op1, uint32_t crn, uint32_t crm, uint32_t op2, uint32_t rt, bool read) {
+  return op0 << 20 | op2 << 17 | op1 << 14 | crn << 10 | rt << 5 | crm << 1 | uint32_t(read);
+}
+
+// Who may access a register from EL0 (EL1 always may).
+enum class El0 : uint8_t {
+  No,      // UNDEFINED at EL0
+  Yes,
+  Uct,     // SCTLR_EL1.UCT, else trapped
+  Uma,     // SCTLR_EL1.UMA, else trapped
+  ReadOnly, // readable at EL0, writes UNDEFINED there
+  Pct,     // CNTKCTL_EL1.EL0PCTEN
+  Vct,     // CNTKCTL_EL1.EL0VCTEN
+  Frq,     // EL0PCTEN or EL0VCTEN (reads only)
+  Pt,      // CNTKCTL_EL1.EL0PTEN
+  Vt,      // CNTKCTL_EL1.EL0VTEN
+};
+
+enum class Id : uint8_t {
+  Midr, Mpidr, Revidr, Ccsidr, Clidr, Aidr, Csselr, Ctr, Dczid,
+  Sctlr, Actlr, Cpacr, Ttbr0, Ttbr1, Tcr, Spsr, Elr, SpEl0, SpSel, CurrentEl, Daif,
+  Afsr0, Afsr1, Esr, Far, Par, Mair, Amair, Vbar, Contextidr, TpidrEl1, TpidrEl0, TpidrroEl0,
+  Cntkctl, Cntfrq, Cntpct, Cntvct, CntpTval, CntpCtl, CntpCval, CntvTval, CntvCtl, CntvCval,
+  Mdscr, Oslar, Oslsr, Osdlr, Mdccint, Dbgprcr, DbgclaimSet, DbgclaimClr, Dbgauthstatus, Mdrar, Oseccr,
+  Osdtrrx, Osdtrtx,
+};
+
+struct RegDef {
+  uint32_t enc;
+  unsigned access; // R, W, RW
+  El0 el0;
+  Id id;
+};
+
+// The implemented system registers, keyed by op0:op1:CRn:CRm:op2. The ID register space (op0 = 3, op1 = 0,
+// CRn = 0, CRm = 1..7) and the debug breakpoint/watchpoint banks are decoded separately (see find_reg).
+constexpr RegDef kRegs[] = {
+    {S(2, 0, 0, 0, 2), RW, El0::No, Id::Osdtrrx},
+    {S(2, 0, 0, 2, 0), RW, El0::No, Id::Mdccint},
+    {S(2, 0, 0, 2, 2), RW, El0::No, Id::Mdscr},
+    {S(2, 0, 0, 3, 2), RW, El0::No, Id::Osdtrtx},
+    {S(2, 0, 0, 6, 2), RW, El0::No, Id::Oseccr},
+    {S(2, 0, 1, 0, 0), R, El0::No, Id::Mdrar},
+    {S(2, 0, 1, 0, 4), W, El0::No, Id::Oslar},
+    {S(2, 0, 1, 1, 4), R, El0::No, Id::Oslsr},
+    {S(2, 0, 1, 3, 4), RW, El0::No, Id::Osdlr},
+    {S(2, 0, 1, 4, 4), RW, El0::No, Id::Dbgprcr},
+    {S(2, 0, 7, 8, 6), RW, El0::No, Id::DbgclaimSet},
+    {S(2, 0, 7, 9, 6), RW, El0::No, Id::DbgclaimClr},
+    {S(2, 0, 7, 14, 6), R, El0::No, Id::Dbgauthstatus},
+    {S(3, 0, 0, 0, 0), R, El0::No, Id::Midr},
+    {S(3, 0, 0, 0, 5), R, El0::No, Id::Mpidr},
+    {S(3, 0, 0, 0, 6), R, El0::No, Id::Revidr},
+    {S(3, 0, 1, 0, 0), RW, El0::No, Id::Sctlr},
+    {S(3, 0, 1, 0, 1), RW, El0::No, Id::Actlr},
+    {S(3, 0, 1, 0, 2), RW, El0::No, Id::Cpacr},
+    {S(3, 0, 2, 0, 0), RW, El0::No, Id::Ttbr0},
+    {S(3, 0, 2, 0, 1), RW, El0::No, Id::Ttbr1},
+    {S(3, 0, 2, 0, 2), RW, El0::No, Id::Tcr},
+    {S(3, 0, 4, 0, 0), RW, El0::No, Id::Spsr},
+    {S(3, 0, 4, 0, 1), RW, El0::No, Id::Elr},
+    {S(3, 0, 4, 1, 0), RW, El0::No, Id::SpEl0},
+    {S(3, 0, 4, 2, 0), RW, El0::No, Id::SpSel},
+    {S(3, 0, 4, 2, 2), R, El0::No, Id::CurrentEl},
+    {S(3, 0, 5, 1, 0), RW, El0::No, Id::Afsr0},
+    {S(3, 0, 5, 1, 1), RW, El0::No, Id::Afsr1},
+    {S(3, 0, 5, 2, 0), RW, El0::No, Id::Esr},
+    {S(3, 0, 6, 0, 0), RW, El0::No, Id::Far},
+    {S(3, 0, 7, 4, 0), RW, El0::No, Id::Par},
+    {S(3, 0, 10, 2, 0), RW, El0::No, Id::Mair},
+    {S(3, 0, 10, 3, 0), RW, El0::No, Id::Amair},
+    {S(3, 0, 12, 0, 0), RW, El0::No, Id::Vbar},
+    {S(3, 0, 13, 0, 1), RW, El0::No, Id::Contextidr},
+    {S(3, 0, 13, 0, 4), RW, El0::No, Id::TpidrEl1},
+    {S(3, 0, 14, 1, 0), RW, El0::No, Id::Cntkctl},
+    {S(3, 1, 0, 0, 0), R, El0::No, Id::Ccsidr},
+    {S(3, 1, 0, 0, 1), R, El0::No, Id::Clidr},
+    {S(3, 1, 0, 0, 7), R, El0::No, Id::Aidr},
+    {S(3, 2, 0, 0, 0), RW, El0::No, Id::Csselr},
+    {S(3, 3, 0, 0, 1), R, El0::Uct, Id::Ctr},
+    {S(3, 3, 0, 0, 7), R, El0::Yes, Id::Dczid},
+    {S(3, 3, 4, 2, 1), RW, El0::Uma, Id::Daif},
+    {S(3, 3, 13, 0, 2), RW, El0::Yes, Id::TpidrEl0},
+    {S(3, 3, 13, 0, 3), RW, El0::ReadOnly, Id::TpidrroEl0},
+    {S(3, 3, 14, 0, 0), RW, El0::Frq, Id::Cntfrq},
+    {S(3, 3, 14, 0, 1), R, El0::Pct, Id::Cntpct},
+    {S(3, 3, 14, 0, 2), R, El0::Vct, Id::Cntvct},
+    {S(3, 3, 14, 2, 0), RW, El0::Pt, Id::CntpTval},
+    {S(3, 3, 14, 2, 1), RW, El0::Pt, Id::CntpCtl},
+    {S(3, 3, 14, 2, 2), RW, El0::Pt, Id::CntpCval},
+    {S(3, 3, 14, 3, 0), RW, El0::Vt, Id::CntvTval},
+    {S(3, 3, 14, 3, 1), RW, El0::Vt, Id::CntvCtl},
+    {S(3, 3, 14, 3, 2), RW, El0::Vt, Id::CntvCval},
+};
+
+// ID registers with a non-zero value; the rest of the ID space reads as zero.
+constexpr uint64_t kIdAa64Pfr0 = 0x11;        // EL0, EL1: AArch64 only; FP, AdvSIMD present; no GIC sysregs
+constexpr uint64_t kIdAa64Dfr0 = 0x10305006;  // DebugVer v8, no PMU, 6 breakpoints, 4 watchpoints, 2 context
+constexpr uint64_t kIdAa64Isar0 = 0x10000;    // CRC32 only
+constexpr uint64_t kIdAa64Mmfr0 = 0x0F000022; // PARange 40 bits, 16-bit ASIDs, 4 KiB granule only
+constexpr unsigned kBreakpoints = 6, kWatchpoints = 4;
+
+uint64_t id_register(uint32_t crm, uint32_t op2) {
+  if (crm == 4 && op2 == 0) return kIdAa64Pfr0;
+  if (crm == 5 && op2 == 0) return kIdAa64Dfr0;
+  if (crm == 6 && op2 == 0) return kIdAa64Isar0;
+  if (crm == 7 && op2 == 0) return kIdAa64Mmfr0;
+  return 0;
+}
+
+const RegDef* find_reg(uint32_t enc) {
+  for (const auto& r : kRegs)
+    if (r.enc == enc) return &r;
+  return nullptr;
+}
+
+// Cortex-A72-like cache geometry: 32 KiB 2-way L1D, 48 KiB 3-way L1I, 2 MiB 16-way L2, 64-byte lines.
+uint64_t ccsidr(uint64_t csselr) {
+  switch (csselr & 0xf) {
+  case 0: return 0x701FE00A;
+  case 1: return 0x201FE012;
+  case 2: return 0x70FFE07A;
+  default: return 0;
+  }
+}
+
+struct Fields {
+  uint32_t op0, op1, crn, crm, op2, rt;
+  explicit Fields(uint64_t insn)
+      : op0(uint32_t(insn >> 19) & 3), op1(uint32_t(insn >> 16) & 7), crn(uint32_t(insn >> 12) & 15),
+        crm(uint32_t(insn >> 8) & 15), op2(uint32_t(insn >> 5) & 7), rt(uint32_t(insn) & 31) {}
+  uint32_t enc() const { return S(op0, op1, crn, crm, op2); }
+};
+
+// Checks EL0 access; raises UNDEFINED or the trap and returns false if not allowed.
+bool el0_allowed(Core& c, const Fields& f, El0 rule, bool read) {
+  if (c.el() != 0) return true;
+  uint64_t sctlr = c.sys.sctlr, k = c.sys.cntkctl;
+  bool ok;
+  switch (rule) {
+  case El0::No: c.raise_undefined(); return false;
+  case El0::Yes: return true;
+  case El0::ReadOnly:
+    if (read) return true;
+    c.raise_undefined();
+    return false;
+  case El0::Uct: ok = sctlr >> 15 & 1; break;
+  case El0::Uma: ok = sctlr >> 9 & 1; break;
+  case El0::Pct: ok = k & 1; break;
+  case El0::Vct: ok = k >> 1 & 1; break;
+  case El0::Frq:
+    if (!read) {
+      c.raise_undefined();
+      return false;
+    }
+    ok = k & 3;
+    break;
+  case El0::Pt: ok = k >> 9 & 1; break;
+  case El0::Vt: ok = k >> 8 & 1; break;
+  default: ok = false;
+  }
+  if (!ok) c.raise_trap(kEcSysTrap, sys_iss(f.op0, f.op1, f.crn, f.crm, f.op2, f.rt, read));
+  return ok;
+}
+
+bool timer_id(Id id, TimerReg& t) {
+  switch (id) {
+  case Id::Cntpct: t = TimerReg::Cntpct; return true;
+  case Id::Cntvct: t = TimerReg::Cntvct; return true;
+  case Id::CntpTval: t = TimerReg::CntpTval; return true;
+  case Id::CntpCtl: t = TimerReg::CntpCtl; return true;
+  case Id::CntpCval: t = TimerReg::CntpCval; return true;
+  case Id::CntvTval: t = TimerReg::CntvTval; return true;
+  case Id::CntvCtl: t = TimerReg::CntvCtl; return true;
+  case Id::CntvCval: t = TimerReg::CntvCval; return true;
+  default: return false;
+  }
+}
+
+// The debug breakpoint/watchpoint banks DBG{B,W}{V,C}R<n>_EL1: op0 = 2, op1 = 0, CRn = 0, CRm = n,
+// op2 = 4..7. Plain storage for the implemented n (breakpoints and watchpoints never fire).
+uint64_t* debug_bank(Core& c, const Fields& f) {
+  if (f.op0 != 2 || f.op1 != 0 || f.crn != 0 || f.op2 < 4) return nullptr;
+  unsigned n = f.crm;
+  switch (f.op2) {
+  case 4: return n < kBreakpoints ? &c.sys.dbgbvr[n] : nullptr;
+  case 5: return n < kBreakpoints ? &c.sys.dbgbcr[n] : nullptr;
+  case 6: return n < kWatchpoints ? &c.sys.dbgwvr[n] : nullptr;
+  default: return n < kWatchpoints ? &c.sys.dbgwcr[n] : nullptr;
+  }
+}
+
+uint64_t xreg(Core& c, uint32_t rt) { return rt == 31 ? 0 : c.X[rt]; }
+
+// Cache maintenance by VA: the translation checks the architecture requires (DC IVAC needs write
+// permission; the others fault on translation, access flag and, at EL0, read permission). Faults are data
+// aborts with CM = 1 and WnR = 1.
+void cache_maint(Core& c, uint64_t va, bool needs_write) {
+  Translation t = c.walk(va, needs_write ? Access::Write : Access::Read, c.el());
+  if (t.ok) return;
+  bool permission = (t.fault & 0x3c) == vplat::cpu::fsc::kPermission;
+  if (permission && !needs_write && c.el() == 1) return;
+  c.raise_data_abort(va, t.fault, true, true);
+}
+
+void address_translate(Core& c, uint32_t op2, uint64_t va) {
+  unsigned el = op2 >= 2 ? 0 : 1;
+  Translation t = c.walk(va, (op2 & 1) ? Access::Write : Access::Read, el);
+  if (t.ok) {
+    uint64_t attr = (c.sys.sctlr & 1) ? (c.sys.mair >> (8 * t.attr_index)) & 0xff : 0;
+    c.sys.par = attr << 56 | (t.pa & 0x000000fffffff000ull) | 1u << 11;
+  } else {
+    c.sys.par = 1u << 11 | uint64_t(t.fault) << 1 | 1; // F = 1, FST, S = 0 (stage 1), PTW = 0
+  }
+}
+
+void sys_op(Core& c, uint64_t insn) {
+  Fields f(insn);
+  uint64_t va = xreg(c, f.rt);
+  bool el0 = c.el() == 0;
+  auto trap = [&] { c.raise_trap(kEcSysTrap, sys_iss(1, f.op1, f.crn, f.crm, f.op2, f.rt, false)); };
+  if (f.op1 == 0 && f.crn == 7) {
+    if (el0) return c.raise_undefined();
+    if (f.crm == 1 && f.op2 == 0) { // IC IALLUIS
+      if (c.group)
+        for (Core* o : c.group->cores()) o->icache_invalidate();
+      return c.icache_invalidate();
+    }
+    if (f.crm == 5 && f.op2 == 0) return c.icache_invalidate(); // IC IALLU
+    if (f.crm == 6 && f.op2 == 1) return cache_maint(c, va, true); // DC IVAC
+    if ((f.crm == 6 || f.crm == 10 || f.crm == 14) && f.op2 == 2) return; // DC ISW/CSW/CISW: no caches
+    if (f.crm == 8 && f.op2 < 4) return address_translate(c, f.op2, va);
+    return c.raise_undefined();
+  }
+  if (f.op1 == 0 && f.crn == 8) {
+    if (el0) return c.raise_undefined();
+    bool known = f.op2 <= 3 || f.op2 == 5 || f.op2 == 7;
+    if (!known || (f.crm != 3 && f.crm != 7)) return c.raise_undefined();
+    // Every TLBI form flushes the whole TLB (a permitted over-invalidation); the Inner Shareable ones
+    // (CRm = 3) flush every core of the group.
+    if (f.crm == 3 && c.group) return c.group->flush_tlbs(c);
+    return c.flush_tlb();
+  }
+  if (f.op1 == 3 && f.crn == 7) {
+    if (f.crm == 4 && f.op2 == 1) { // DC ZVA
+      if (el0 && !(c.sys.sctlr >> 14 & 1)) return trap();
+      return c.zero_block(va);
+    }
+    bool ivau = f.crm == 5 && f.op2 == 1;
+    bool by_va = ivau || (f.op2 == 1 && (f.crm == 10 || f.crm == 11 || f.crm == 14)); // CVAC, CVAU, CIVAC
+    if (!by_va) return c.raise_undefined();
+    if (el0 && !(c.sys.sctlr >> 26 & 1)) return trap();
+    cache_maint(c, va, false);
+    if (ivau && !c.EXC) c.icache_invalidate();
+    return;
+  }
+  c.raise_undefined();
+}
+
+void msr_imm(Core& c, uint64_t insn) {
+  Fields f(insn);
+  if (f.op1 == 0 && f.op2 == 5) { // SPSel
+    if (c.el() == 0) return c.raise_undefined();
+    c.set_sp_sel(1, f.crm & 1);
+    return;
+  }
+  if (f.op1 == 3 && (f.op2 == 6 || f.op2 == 7)) { // DAIFSet, DAIFClr
+    if (c.el() == 0 && !(c.sys.sctlr >> 9 & 1))
+      return c.raise_trap(kEcSysTrap, sys_iss(0, f.op1, 4, f.crm, f.op2, 31, false));
+    uint32_t bits = f.crm << 6;
+    c.set_daif(f.op2 == 6 ? (c.daif() | bits) : (c.daif() & ~bits));
+    return;
+  }
+  c.raise_undefined(); // PM and the other PSTATE fields are not implemented
+}
+
+void system_instruction(Core& c, uint64_t word) {
+  if (word < 0x10000) return c.raise_undefined(); // DCPSn: not in Debug state
+  if (word == 0xd69f03e0) return c.eret();
+  if (word == 0xd6bf03e0) return c.raise_undefined(); // DRPS: not in Debug state
+  Fields f(word);
+  bool sysl = word >> 21 & 1;
+  if (f.op0 == 0 && f.crn == 4 && !sysl) return msr_imm(c, word);
+  if (f.op0 == 1 && !sysl) return sys_op(c, word);
+  c.raise_undefined(); // SYSL: nothing is allocated in Armv8.0
+}
+
+} // namespace
+
+void check_alignment(State& s, uint64_t addr, uint64_t size) {
+  if (addr & (size - 1)) core_of(s).raise(Exception::Alignment, addr);
+}
+
+void raise_exception(State& s, uint64_t kind, uint64_t syndrome) {
+  auto& c = core_of(s);
+  auto e = static_cast<Exception>(kind);
+  if (e == Exception::System) return system_instruction(c, syndrome);
+  c.exception_syndrome = static_cast<uint32_t>(syndrome);
+  if (!c.config.system) return c.raise(e); // user level: stop with the kind
+  switch (e) {
+  case Exception::SupervisorCall:
+  case Exception::Breakpoint: return c.raise(e);
+  case Exception::SecureMonitorCall:
+    // SMC at EL1 goes to the platform's firmware (PSCI); there is no EL3 to take it otherwise.
+    if (c.el() == 1 && c.hooks && c.hooks->firmware_call(c)) return;
+    return c.raise_undefined();
+  default: return c.raise_undefined(); // HVC (no EL2), HLT (halting debug disabled)
+  }
+}
 
 uint64_t sysreg_read(State& s, uint64_t insn) {
   auto& c = core_of(s);
-  if (sysreg_of(insn) == kTpidrEl0) return c.tpidr_el0;
-  raise_exception(s, static_cast<uint64_t>(Exception::System), insn);
+  Fields f(insn);
+  uint32_t enc = f.enc();
+  if (f.op0 == 3 && f.op1 == 0 && f.crn == 0 && f.crm >= 1) { // the ID register space
+    if (c.el() == 0) {
+      c.raise_undefined();
+      return 0;
+    }
+    return id_register(f.crm, f.op2);
+  }
+  if (uint64_t* bank = debug_bank(c, f)) {
+    if (c.el() == 0) {
+      c.raise_undefined();
+      return 0;
+    }
+    return *bank;
+  }
+  const RegDef* r = find_reg(enc);
+  if (!r || !(r->access & R)) {
+    c.raise_undefined();
+    return 0;
+  }
+  if (!el0_allowed(c, f, r->el0, true)) return 0;
+  auto& sr = c.sys;
+  TimerReg t;
+  if (timer_id(r->id, t)) {
+    if (!c.hooks) {
+      c.raise_undefined();
+      return 0;
+    }
+    return c.hooks->timer_read(c, t);
+  }
+  switch (r->id) {
+  case Id::Midr: return c.config.midr;
+  case Id::Mpidr: return c.config.mpidr | 1ull << 31;
+  case Id::Revidr: return c.config.revidr;
+  case Id::Ccsidr: return ccsidr(sr.csselr);
+  case Id::Clidr: return 0x0A200023; // L1 I+D, L2 unified; LoUIS 1, LoC 2, LoUU 1
+  case Id::Aidr: return 0;
+  case Id::Csselr: return sr.csselr;
+  case Id::Ctr: return 0x8444C004; // 64-byte lines, ERG/CWG 64 bytes, PIPT instruction cache
+  case Id::Dczid: // 64-byte blocks; DZP says whether DC ZVA is prohibited at this EL
+    return 4 | uint64_t(c.el() == 0 && !(sr.sctlr >> 14 & 1)) << 4;
+  case Id::Sctlr: return sr.sctlr;
+  case Id::Actlr: return 0;
+  case Id::Cpacr: return sr.cpacr;
+  case Id::Ttbr0: return sr.ttbr0;
+  case Id::Ttbr1: return sr.ttbr1;
+  case Id::Tcr: return sr.tcr;
+  case Id::Spsr: return sr.spsr;
+  case Id::Elr: return sr.elr;
+  case Id::SpEl0:
+    if (c.spsel() == 0) break; // UNDEFINED while SP_EL0 is the current stack pointer
+    return c.get_sp_el0();
+  case Id::SpSel: return c.spsel();
+  case Id::CurrentEl: return uint64_t(c.el()) << 2;
+  case Id::Daif: return c.daif();
+  case Id::Afsr0: return sr.afsr0;
+  case Id::Afsr1: return sr.afsr1;
+  case Id::Esr: return sr.esr;
+  case Id::Far: return sr.far;
+  case Id::Par: return sr.par;
+  case Id::Mair: return sr.mair;
+  case Id::Amair: return sr.amair;
+  case Id::Vbar: return sr.vbar;
+  case Id::Contextidr: return sr.contextidr;
+  case Id::TpidrEl1: return sr.tpidr_el1;
+  case Id::TpidrEl0: return c.tpidr_el0;
+  case Id::TpidrroEl0: return sr.tpidrro_el0;
+  case Id::Cntkctl: return sr.cntkctl;
+  case Id::Cntfrq: return c.config.cntfrq;
+  case Id::Mdscr: return sr.mdscr;
+  case Id::Oslsr: return 1u << 3 | sr.oslsr_oslk << 1; // OSLM = 0b10: OS lock implemented
+  case Id::Osdlr: return sr.osdlr;
+  case Id::Mdccint: return sr.mdccint;
+  case Id::Dbgprcr: return sr.dbgprcr;
+  case Id::DbgclaimSet: return 0xff; // eight claim tag bits implemented
+  case Id::DbgclaimClr: return sr.dbgclaim;
+  case Id::Dbgauthstatus: return 0; // no debug authentication signals enabled
+  case Id::Mdrar: return 0;        // no memory-mapped debug components
+  case Id::Oseccr: return sr.oseccr;
+  case Id::Osdtrrx:
+  case Id::Osdtrtx: return 0;
+  default: break;
+  }
+  c.raise_undefined();
   return 0;
 }
 
 void sysreg_write(State& s, uint64_t insn, uint64_t value) {
   auto& c = core_of(s);
-  if (sysreg_of(insn) == kTpidrEl0) {
-    c.tpidr_el0 = value;
+  Fields f(insn);
+  uint32_t enc = f.enc();
+  if (uint64_t* bank = debug_bank(c, f)) {
+    if (c.el() == 0) return c.raise_undefined();
+    *bank = value;
     return;
   }
-  raise_exception(s, static_cast<uint64_t>(Exception::System), insn);
+  const RegDef* r = find_reg(enc);
+  if (!r || !(r->access & W)) return c.raise_undefined();
+  if (!el0_allowed(c, f, r->el0, false)) return;
+  auto& sr = c.sys;
+  TimerReg t;
+  if (timer_id(r->id, t)) {
+    if (!c.hooks) return c.raise_undefined();
+    return c.hooks->timer_write(c, t, value);
+  }
+  switch (r->id) {
+  case Id::Csselr: sr.csselr = value & 0xf; return;
+  case Id::Sctlr: return c.write_sctlr(value);
+  case Id::Actlr: return;
+  case Id::Cpacr: return c.write_cpacr(value);
+  case Id::Ttbr0:
+  case Id::Ttbr1:
+  case Id::Tcr: {
+    uint64_t& reg = r->id == Id::Ttbr0 ? sr.ttbr0 : r->id == Id::Ttbr1 ? sr.ttbr1 : sr.tcr;
+    // The TLB holds no ASID tags: any change of the translation base, ASID or control drops it.
+    if (reg != value) c.flush_tlb();
+    reg = value;
+    return;
+  }
+  case Id::Spsr: sr.spsr = value & 0xf03003ff; return; // NZCV, SS, IL, DAIF, M[4:0] (no AArch32 bits)
+  case Id::Elr: sr.elr = value; return;
+  case Id::SpEl0:
+    if (c.spsel() == 0) break;
+    return c.set_sp_el0(value);
+  case Id::SpSel: return c.set_sp_sel(c.el(), value & 1);
+  case Id::Daif: return c.set_daif(static_cast<uint32_t>(value));
+  case Id::Afsr0: sr.afsr0 = value; return;
+  case Id::Afsr1: sr.afsr1 = value; return;
+  case Id::Esr: sr.esr = value & 0xffffffff; return;
+  case Id::Far: sr.far = value; return;
+  case Id::Par: sr.par = value; return;
+  case Id::Mair: sr.mair = value; return;
+  case Id::Amair: sr.amair = value; return;
+  case Id::Vbar: sr.vbar = value & ~0x7ffull; return;
+  case Id::Contextidr: sr.contextidr = value & 0xffffffff; return;
+  case Id::TpidrEl1: sr.tpidr_el1 = value; return;
+  case Id::TpidrEl0: c.tpidr_el0 = value; return;
+  case Id::TpidrroEl0: sr.tpidrro_el0 = value; return;
+  case Id::Cntkctl: sr.cntkctl = value & 0x3ff; return;
+  case Id::Cntfrq: c.config.cntfrq = value & 0xffffffff; return;
+  case Id::Mdscr: sr.mdscr = value & 0xffffffff; return;
+  case Id::Oslar: sr.oslsr_oslk = value & 1; return;
+  case Id::Osdlr: sr.osdlr = value & 1; return;
+  case Id::Mdccint: sr.mdccint = value & 0xffffffff; return;
+  case Id::Dbgprcr: sr.dbgprcr = value & 1; return;
+  case Id::DbgclaimSet: sr.dbgclaim |= value & 0xff; return;
+  case Id::DbgclaimClr: sr.dbgclaim &= ~(value & 0xff); return;
+  case Id::Oseccr: sr.oseccr = value & 0xffffffff; return;
+  case Id::Osdtrrx:
+  case Id::Osdtrtx: return;
+  default: break;
+  }
+  c.raise_undefined();
 }
+
 
 std::string sysreg_name(uint64_t write, uint64_t op0, uint64_t op1, uint64_t crn, uint64_t crm, uint64_t op2) {
   uint32_t enc = S(static_cast<unsigned>(op0), static_cast<unsigned>(op1), static_cast<unsigned>(crn),

@@ -421,7 +421,7 @@ private:
         uint64_t addr = core_.X[(words[n] >> 5) & 31];
         if (addr == core_.EXCL_ADDR && bytes != core_.EXCL_SIZE) mixed_exclusive = true;
       }
-      if (core_.run(1) != 1) break;
+      if (core_.run(1).retired != 1) break;
       ++n;
     }
     return n;
