@@ -312,10 +312,13 @@ TEST(VirtioBlk, UnsupportedAndOutOfRangeRequests) {
   EXPECT_EQ(d.request(T_OUT, 1ull << 55, kData, 512, true), 1);           // wraps when scaled by 512
   EXPECT_EQ(d.request(T_IN, 0, kData, 100, false), 1);                    // not whole sectors
   EXPECT_EQ(d.request(T_IN, kSectors - 1, kData, 512, false), 0);         // the last sector is fine
-  EXPECT_EQ(d.used_idx(), 8);
+  EXPECT_EQ(d.request(T_OUT, kSectors, kData, 512, true), 1);             // would grow the image
+  EXPECT_EQ(d.request(T_OUT, kSectors - 1, kData, 1024, true), 1);        // likewise, partly
+  EXPECT_EQ(d.used_idx(), 10);
   EXPECT_EQ(d.used_len(2), 0u); // IN failed: nothing written from the start of the writable part
   EXPECT_EQ(d.rd(STATUS) & NEEDS_RESET, 0u);
   auto file = d.img.contents();
+  ASSERT_EQ(file.size(), kSectors * 512u);
   for (uint64_t i = 0; i < file.size(); ++i) ASSERT_EQ(file[i], pattern(i)) << "image changed at " << i;
 }
 
@@ -551,6 +554,11 @@ TEST(VirtioMalformed, IndicesOutOfRange) {
   {
     Driver d; // available index moved by more than the queue size
     ASSERT_TRUE(d.init());
+    // Every slot names a valid read request, so only the index check can object.
+    d.put_header(T_IN, 0);
+    d.put_desc(kDesc, 0, kHdr, 16, NEXT, 1);
+    d.put_desc(kDesc, 1, kData, 512, NEXT | WRITE, 2);
+    d.put_desc(kDesc, 2, kStatus, 1, WRITE, 0);
     d.w16(kAvail + 2, 17);
     d.wr(QNOTIFY, 0);
     expect_needs_reset(d);
