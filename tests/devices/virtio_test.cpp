@@ -682,3 +682,26 @@ TEST(VirtioBlk, MissingImageIsAClearError) {
   }
   EXPECT_THROW(vd::VirtioBlk(bus, vd::IrqLine(), "/tmp"), std::runtime_error); // a directory
 }
+
+TEST(VirtioMalformed, IndexBeyondTableAtTheEndOfRam) {
+  // With the descriptor table in the last 256 bytes of RAM, an unchecked index would read host memory
+  // past the guest's RAM mapping.
+  const uint64_t table = kRam + kRamSize - 16 * 16;
+  for (uint16_t head : {16, 0x4000, 0xffff}) {
+    Driver d;
+    ASSERT_TRUE(d.negotiate(F_VERSION_1));
+    d.setup_queue(16, table);
+    ASSERT_EQ(d.rd(QREADY), 1u);
+    d.wr(STATUS, ACK | DRIVER | FEATURES_OK | DRIVER_OK);
+    d.submit(head);
+    expect_needs_reset(d);
+  }
+  Driver d;
+  ASSERT_TRUE(d.negotiate(F_VERSION_1));
+  d.setup_queue(16, table);
+  d.wr(STATUS, ACK | DRIVER | FEATURES_OK | DRIVER_OK);
+  d.put_header(T_IN, 0);
+  d.put_desc(table, 15, kHdr, 16, NEXT, 0xfff0);
+  d.submit(15);
+  expect_needs_reset(d);
+}
