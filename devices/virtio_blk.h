@@ -12,6 +12,10 @@
 // VIRTIO_BLK_S_IOERR with no data transferred (for a failed host read the buffer contents are undefined).
 // A chain with no device-writable byte has nowhere to put the status and sends the device to
 // DEVICE_NEEDS_RESET (see virtio_mmio.h).
+// Used-ring length (2.6.8.1: bytes written from the start of the writable part): the whole writable
+// length when data and status were written, or when the status is the only writable byte; 0 when only
+// the status was written behind an untouched data buffer. (QEMU 7.2 always reports the whole writable
+// length; Linux's driver does not look at it.)
 #pragma once
 #include "devices/virtio_mmio.h"
 #include <string>
