@@ -217,7 +217,7 @@ const std::string& GdbStub::target_xml() {
 }
 
 GdbStub::GdbStub(Target& target, uint16_t port) : target_(target) {
-  listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (listen_fd_ < 0)
     throw std::runtime_error(std::string("gdbstub: cannot create a socket: ") + std::strerror(errno));
   // SO_REUSEADDR lets a restarted vplat take the port back while old connections sit in TIME_WAIT; it does
@@ -251,19 +251,28 @@ GdbStub::~GdbStub() {
 }
 
 void GdbStub::wait_for_connection() {
-  if (conn_fd_ >= 0) {
-    ::close(conn_fd_);
-    conn_fd_ = -1;
+  while (!accept_one(-1)) {
   }
-  for (;;) {
-    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd >= 0) {
-      conn_fd_ = fd;
-      break;
-    }
-    if (errno != EINTR && errno != ECONNABORTED)
-      throw std::runtime_error(std::string("gdbstub: accept failed: ") + std::strerror(errno));
+}
+
+bool GdbStub::try_accept() {
+  return accept_one(0);
+}
+
+bool GdbStub::accept_one(int timeout_ms) {
+  pollfd p{listen_fd_, POLLIN, 0};
+  int r = ::poll(&p, 1, timeout_ms);
+  if (r < 0 && errno != EINTR)
+    throw std::runtime_error(std::string("gdbstub: poll failed: ") + std::strerror(errno));
+  if (r <= 0) return false;
+  // Non-blocking accept: the client may have gone away between poll and accept.
+  int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+  if (fd < 0) {
+    if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN || errno == EWOULDBLOCK) return false;
+    throw std::runtime_error(std::string("gdbstub: accept failed: ") + std::strerror(errno));
   }
+  if (conn_fd_ >= 0) ::close(conn_fd_);
+  conn_fd_ = fd;
   int one = 1;
   // Packets are small and each waits for an answer: Nagle's delay would only add latency.
   ::setsockopt(conn_fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -276,6 +285,7 @@ void GdbStub::wait_for_connection() {
   stop_cpu_ = 0;
   last_stop_ = Target::Stop::Interrupted;
   end_ = SessionEnd::Disconnected;
+  return true;
 }
 
 // Reads what is available into in_, waiting up to timeout_ms (-1: forever). False when the connection is

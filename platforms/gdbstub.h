@@ -87,6 +87,10 @@ public:
 
   // Blocks until a GDB connects (a previous connection, if any, is closed first).
   void wait_for_connection();
+  // Non-blocking: accepts a GDB that is waiting to connect and returns true, else returns false at once. For
+  // running a guest without --gdb-wait: the run loop calls it now and then, and calls serve() when it returns
+  // true.
+  bool try_accept();
 
   // Serves the connected GDB until the session ends. Returns true when the guest should keep running without
   // the debugger (GDB detached or the connection dropped), false when it should stop (GDB killed it, or it
@@ -99,6 +103,7 @@ public:
 
 private:
   enum class Read { Packet, Interrupt, Closed };
+  bool accept_one(int timeout_ms);
   Read read_packet(std::string& packet);
   bool fill_input(int timeout_ms);
   void send_packet(std::string_view payload);

@@ -502,3 +502,30 @@ TEST_F(StubTest, RandomPacketsGetReplies) {
   }
   EXPECT_FALSE(served);
 }
+
+TEST(GdbStubListen, TryAcceptDoesNotBlock) {
+  FakeTarget t;
+  GdbStub stub(t, 0);
+  EXPECT_FALSE(stub.try_accept()); // nobody there: returns at once
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(stub.port());
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  bool accepted = false;
+  for (int i = 0; i < 1000 && !accepted; ++i) {
+    accepted = stub.try_accept();
+    if (!accepted) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(accepted);
+  std::string d = frame("D");
+  ASSERT_EQ(::send(fd, d.data(), d.size(), MSG_NOSIGNAL), ssize_t(d.size()));
+  EXPECT_TRUE(stub.serve());
+  EXPECT_EQ(stub.end_reason(), SessionEnd::Detached);
+  char buf[64];
+  ssize_t n = ::recv(fd, buf, sizeof buf, MSG_WAITALL);
+  EXPECT_EQ(std::string(buf, n > 0 ? static_cast<size_t>(n) : 0), "+$OK#9a");
+  ::close(fd);
+}
