@@ -7,7 +7,7 @@
 #include "stubs.h"
 
 static u8 el0_stack[4096] __attribute__((aligned(16)));
-static u64 data_page[512] __attribute__((aligned(4096)));
+static volatile u64 data_page[512] __attribute__((aligned(4096)));
 
 #define SPSR_EL1H_MASKED 0x3c5UL /* what the tests run with: DAIF set, EL1h */
 

@@ -165,7 +165,7 @@ void done(void) {
 void trap_arm(void) {
   trap.count = 0;
   trap.vec = -1;
-  trap.esr = trap.far = trap.elr = trap.spsr = 0;
+  trap.esr = trap.far = trap.elr = trap.spsr = trap.resume = 0;
 }
 
 static int unexpected;
@@ -190,7 +190,10 @@ void exception_dispatch(struct frame *f, int vec) {
       trap.count++;
       /* SVC's preferred return address is already the next instruction; the others point at the
        * faulting instruction, which is skipped. */
-      if (ec != 0x15) f->elr += 4;
+      if (trap.resume)
+        f->elr = trap.resume;
+      else if (ec != 0x15)
+        f->elr += 4;
       return;
     }
     trap.count++;

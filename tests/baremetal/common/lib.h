@@ -56,6 +56,7 @@ struct trap {
   volatile int count; /* expected exceptions taken since trap_arm() */
   int vec;
   u64 esr, far, elr, spsr;
+  u64 resume; /* if nonzero: resume here instead of after the faulting instruction */
 };
 extern struct trap trap;
 /* The next synchronous exception is expected: it is recorded in `trap` and execution resumes after the

@@ -64,10 +64,13 @@ glabel el0_load
 glabel el0_load_insn
 	ldr	x0, [x0]
 	svc	#SVC_EXIT
-/* x0 = address, x1 = value; 64-bit store */
+/* x0 = address; stores the address itself (64-bit) */
 glabel el0_store
 glabel el0_store_insn
-	str	x1, [x0]
+	str	x0, [x0]
+	svc	#SVC_EXIT
+/* resume point for EL0 instruction aborts */
+glabel el0_exit
 	svc	#SVC_EXIT
 /* EL0 reading an EL1 system register: UNDEFINED at EL0 (EC 0) */
 glabel el0_mrs
@@ -86,4 +89,12 @@ glabel el1t_brk_stub
 glabel el1t_brk_insn
 	brk	#0x55
 	msr	spsel, #1
+	ret
+
+/* u64 el1_call(void *fn): calls fn; an instruction abort on fn resumes at el1_call_ret (x0 unchanged) */
+glabel el1_call
+	stp	x29, x30, [sp, #-16]!
+	blr	x0
+glabel el1_call_ret
+	ldp	x29, x30, [sp], #16
 	ret

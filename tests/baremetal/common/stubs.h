@@ -9,12 +9,15 @@ u64 el1_load_stub(u64 addr, u64 nzcv);
 void el1_store_stub(u64 addr, u64 value, u64 nzcv);
 extern char el1_svc_insn[], el1_brk_insn[], el1_udf_insn[], el1t_brk_insn[], el1_load_insn[], el1_store_insn[];
 extern char el0_svc[], el0_svc_insn[], el0_brk[], el0_brk_insn[], el0_udf[], el0_udf_insn[];
+extern char el0_exit[], el1_call_ret[];
+u64 el1_call(void *fn);
 extern char el0_load[], el0_load_insn[], el0_store[], el0_store_insn[], el0_mrs[], el0_mrs_insn[];
 
 /* ESR_ELx constants from the Arm ARM (D17.2.37): EC in [31:26], IL = bit 25. */
 #define EC_UNKNOWN 0x00
 #define EC_SVC64 0x15
 #define EC_IABT_LOWER 0x20
+#define EC_IABT_CUR 0x21
 #define EC_DABT_LOWER 0x24
 #define EC_DABT_CUR 0x25
 #define EC_BRK64 0x3c
