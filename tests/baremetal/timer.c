@@ -16,6 +16,7 @@
 
 struct timer_state {
   volatile int count, rearm, bad_status, bad_iar;
+  volatile int watchdog; /* this timer only wakes WFI if the one under test never interrupts */
   volatile u64 period;
 };
 static struct timer_state vt, pt;
@@ -31,6 +32,14 @@ static void on_irq(struct frame *f, int vec) {
   if (id == TIMER_VIRT_INTID || id == TIMER_PHYS_INTID) {
     int virt = id == TIMER_VIRT_INTID;
     struct timer_state *t = virt ? &vt : &pt;
+    if (t->watchdog) {
+      if (virt) write_sysreg(cntv_ctl_el0, 0);
+      else write_sysreg(cntp_ctl_el0, 0);
+      isb();
+      t->watchdog = 2;
+      gicc_w(GICC_EOIR, iar);
+      return;
+    }
     u64 ctl = virt ? read_sysreg(cntv_ctl_el0) : read_sysreg(cntp_ctl_el0);
     u64 cval = virt ? read_sysreg(cntv_cval_el0) : read_sysreg(cntp_cval_el0);
     u64 now = virt ? cntvct() : cntpct();
@@ -55,15 +64,35 @@ static void on_irq(struct frame *f, int vec) {
 }
 
 /* Sleeps in WFI (IRQs masked, so no wake-up is lost) and takes pending IRQs until *count reaches want
- * or the deadline passes. */
-static void wait_irqs(volatile int *count, int want, u64 timeout_ms) {
+ * or the deadline passes. The other timer is armed for the deadline so that WFI ends even if the timer
+ * under test never interrupts. */
+static void wait_irqs(volatile int *count, int want, u64 timeout_ms, int virt_under_test) {
   u64 end = cntvct() + timeout_ms * ticks_per_ms();
+  struct timer_state *wd = virt_under_test ? &pt : &vt;
+  u32 wd_intid = virt_under_test ? TIMER_PHYS_INTID : TIMER_VIRT_INTID;
+  wd->watchdog = 1;
+  gic_set_priority(wd_intid, 0x80);
+  gic_enable(wd_intid);
+  if (virt_under_test) {
+    write_sysreg(cntp_tval_el0, timeout_ms * ticks_per_ms());
+    write_sysreg(cntp_ctl_el0, CTL_ENABLE);
+  } else {
+    write_sysreg(cntv_tval_el0, timeout_ms * ticks_per_ms());
+    write_sysreg(cntv_ctl_el0, CTL_ENABLE);
+  }
+  isb();
   while (*count < want && cntvct() < end) {
     wfi();
     irq_enable();
     isb();
     irq_disable();
   }
+  if (virt_under_test) write_sysreg(cntp_ctl_el0, 0);
+  else write_sysreg(cntv_ctl_el0, 0);
+  isb();
+  gic_disable(wd_intid);
+  gicd_w(GICD_ICPENDR, 1u << wd_intid);
+  wd->watchdog = 0;
 }
 
 /* Takes any IRQ that is pending for `ms` milliseconds without sleeping. */
@@ -111,7 +140,8 @@ static void test_gic_basics(void) {
   expect_eq("GICD_CTLR enable", gicd_r(GICD_CTLR) & 1, 1);
   expect_eq("GICC_IAR with nothing pending", gicc_r(GICC_IAR) & 0x3ff, GIC_SPURIOUS);
   gic_set_priority(TIMER_VIRT_INTID, 0x80);
-  expect_eq("priority byte readback", (gicd_r(GICD_IPRIORITYR + 24) >> 24) & 0xff, 0x80);
+  expect_eq("priority byte readback",
+            (gicd_r(GICD_IPRIORITYR + (TIMER_VIRT_INTID & ~3)) >> ((TIMER_VIRT_INTID & 3) * 8)) & 0xff, 0x80);
   test_end();
 }
 
@@ -134,7 +164,7 @@ static void run_timer(const char *name, int virt) {
     write_sysreg(cntp_ctl_el0, CTL_ENABLE);
   }
   isb();
-  wait_irqs(&t->count, N_IRQS, 1000);
+  wait_irqs(&t->count, N_IRQS, 1000, virt);
   u64 elapsed = (virt ? cntvct() : cntpct()) - start;
   spin_irqs_on(3); /* a timer that failed to stop would fire again here */
   expect_eq("interrupts", t->count, N_IRQS);
@@ -160,7 +190,7 @@ static void test_masked(void) {
   expect_eq("GICD_ISPENDR0 bit while masked", (gicd_r(GICD_ISPENDR) >> TIMER_VIRT_INTID) & 1, 0);
   write_sysreg(cntv_ctl_el0, CTL_ENABLE); /* unmask: the interrupt must follow */
   isb();
-  wait_irqs(&vt.count, 1, 100);
+  wait_irqs(&vt.count, 1, 100, 1);
   expect_eq("interrupts after clearing IMASK", vt.count, 1);
   expect_eq("bad timer state in handler", vt.bad_status, 0);
   gic_disable(TIMER_VIRT_INTID);
@@ -177,7 +207,7 @@ static void test_masked(void) {
   expect_eq("interrupts while disabled in the GIC", pt.count, 0);
   expect_eq("GICD_ISPENDR0 bit while disabled", (gicd_r(GICD_ISPENDR) >> TIMER_PHYS_INTID) & 1, 1);
   gic_enable(TIMER_PHYS_INTID);
-  wait_irqs(&pt.count, 1, 100);
+  wait_irqs(&pt.count, 1, 100, 0);
   expect_eq("interrupts after enabling", pt.count, 1);
   expect_eq("bad timer state in handler", pt.bad_status, 0);
   gic_disable(TIMER_PHYS_INTID);
