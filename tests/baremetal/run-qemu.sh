@@ -38,7 +38,7 @@ for r in "${runs[@]}"; do
   tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
   done_line=$(grep -E '^DONE [0-9]+ passed [0-9]+ failed$' "$log" | tail -n 1)
   if [ $rc -eq 124 ]; then
-    echo "FAIL $t (-smp $n): timed out after ${timeout_s}s; last line: $(tail -n 1 "$log")"
+    echo "FAIL $t (-smp $n): timed out after ${timeout_s}s; last line: $(grep -v "^qemu-system" "$log" | tail -n 1)"
     failed=1
   elif grep -q '^FAIL' "$log" || ! [[ "$done_line" =~ ^DONE\ ([1-9][0-9]*)\ passed\ 0\ failed$ ]]; then
     echo "FAIL $t (-smp $n): qemu status $rc, ${done_line:-no DONE line}"
