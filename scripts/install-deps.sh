@@ -14,6 +14,10 @@ packages=(
   # Guest images (guest-images/): unpacking Debian arm64 packages, initramfs, ext4 disk, module
   # dependencies, and QEMU as the independent reference emulator for test-qemu.sh.
   cpio e2fsprogs kmod xz-utils qemu-system-arm
+  # GDB stub end-to-end test (tests/platforms/gdbstub_test.sh): a GDB that debugs AArch64 targets.
+  gdb-multiarch
+  # Bare-metal guest tests (tests/baremetal/): cross compiler for our own EL1 test programs.
+  gcc-aarch64-linux-gnu
 )
 
 missing=()
