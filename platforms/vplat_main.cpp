@@ -1,7 +1,10 @@
 #include "platforms/cli.h"
 #include "platforms/juno_board.h"
+#include "platforms/juno_machine.h"
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <unistd.h>
 
 namespace {
 
@@ -41,7 +44,27 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  std::cerr << "vplat: running a guest on platform '" << opts->platform
-            << "' is not implemented yet (system emulation is the next milestone)\n";
-  return 2;
+  // With no image flags, boot the default image that `make image` builds next to the binary.
+  if (opts->kernel.empty() && opts->initrd.empty()) {
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    auto dir = (ec ? std::filesystem::path(argv[0]) : exe).parent_path() / "guest";
+    if (!std::filesystem::exists(dir / "Image")) {
+      std::cerr << "vplat: no --kernel given and no default image at " << (dir / "Image").string()
+                << " (build it with 'make image')\n";
+      return 2;
+    }
+    opts->kernel = (dir / "Image").string();
+    if (std::filesystem::exists(dir / "initramfs.cpio.gz")) opts->initrd = (dir / "initramfs.cpio.gz").string();
+    if (opts->append.empty()) opts->append = "console=ttyAMA0";
+  }
+  for (;;) {
+    auto machine = vplat::JunoMachine::create(*opts, error);
+    if (!machine) {
+      std::cerr << "vplat: " << error << "\n";
+      return 2;
+    }
+    auto outcome = machine->run();
+    if (outcome != vplat::JunoMachine::Outcome::Reset) return 0;
+  }
 }
