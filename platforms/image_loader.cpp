@@ -1,4 +1,5 @@
 #include "platforms/image_loader.h"
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <zlib.h>
@@ -6,6 +7,27 @@
 namespace vplat {
 
 namespace {
+
+uint32_t le32(const uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24; }
+uint16_t le16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
+
+// Kernels with the EFI stub are also PE/COFF files ("MZ" at 0, the PE header offset at 0x3c) whose section
+// table says how many bytes the file must hold; the Image header itself cannot reveal a truncated file.
+// Returns 0 when there is no PE header to go by.
+uint64_t pe_raw_size(const std::vector<uint8_t>& d) {
+  if (d.size() < 0x40 || d[0] != 'M' || d[1] != 'Z') return 0;
+  uint64_t pe = le32(&d[0x3c]);
+  if (pe + 24 > d.size() || std::memcmp(&d[pe], "PE\0\0", 4) != 0) return 0;
+  unsigned sections = le16(&d[pe + 6]);
+  uint64_t table = pe + 24 + le16(&d[pe + 20]);
+  uint64_t end = 0;
+  for (unsigned i = 0; i < sections; ++i) {
+    uint64_t s = table + 40ull * i;
+    if (s + 40 > d.size()) return table + 40ull * sections; // the section table itself is cut off
+    end = std::max<uint64_t>(end, uint64_t(le32(&d[s + 20])) + le32(&d[s + 16]));
+  }
+  return end;
+}
 
 uint64_t le64(const uint8_t* p) {
   uint64_t v = 0;
@@ -106,6 +128,11 @@ std::optional<KernelImage> parse_kernel_image(std::vector<uint8_t> data, std::st
   if (k.image_size && k.image_size < data.size()) {
     error = "kernel: header says " + std::to_string(k.image_size) + " bytes but the file has " +
             std::to_string(data.size()) + "; the image is corrupt";
+    return std::nullopt;
+  }
+  if (uint64_t need = pe_raw_size(data); need > data.size()) {
+    error = "kernel: the file is truncated (" + std::to_string(data.size()) + " bytes; its PE header describes " +
+            std::to_string(need) + ")";
     return std::nullopt;
   }
   if (k.image_size == 0) k.image_size = data.size();

@@ -86,3 +86,23 @@ TEST(ReadFile, MissingFileAndSizeLimit) {
   EXPECT_FALSE(vplat::read_file("/proc/self/exe", 10, err));
   EXPECT_NE(err.find("MiB"), std::string::npos);
 }
+
+TEST(KernelImage, TruncationIsCaughtThroughThePeSectionTable) {
+  // An EFI-stub Image: "MZ", the PE header at 0x40 with one section whose raw data ends at 0x3000.
+  auto img = fake_image(0x3000);
+  img[0] = 'M';
+  img[1] = 'Z';
+  img[0x3c] = 0x40;
+  img[0x3d] = img[0x3e] = img[0x3f] = 0;
+  std::memcpy(&img[0x40], "PE\0\0", 4);
+  img[0x46] = 1; img[0x47] = 0;          // NumberOfSections
+  img[0x54] = 0; img[0x55] = 0;          // SizeOfOptionalHeader = 0: section table at 0x58
+  std::memset(&img[0x58], 0, 40);
+  img[0x58 + 16 + 1] = 0x20;             // SizeOfRawData 0x2000
+  img[0x58 + 20 + 1] = 0x10;             // PointerToRawData 0x1000
+  std::string err;
+  EXPECT_TRUE(vplat::parse_kernel_image(img, err)) << err;
+  img.resize(0x2fff);
+  EXPECT_FALSE(vplat::parse_kernel_image(img, err));
+  EXPECT_NE(err.find("truncated"), std::string::npos);
+}
