@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Boots a Debian guest image on vplat with a command on the kernel command line and checks the run:
+#   boot_test.sh VPLAT IMAGE_DIR [vplat options...]
+# Passes when the guest prints the /init banner, the command's output, "exit status 0", vplat exits 0 on the
+# guest's power-off, and the kernel log has no warning, oops, BUG or hung-task report.
+set -uo pipefail
+vplat=$1
+dir=$2
+shift 2
+if [ ! -f "$dir/Image" ]; then
+  echo "boot_test: no guest image in $dir (make image); skipped"
+  exit 77
+fi
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+marker="vplat-boot-test-$$"
+timeout "${BOOT_TIMEOUT:-600}" "$vplat" --kernel "$dir/Image" --initrd "$dir/initramfs.cpio.gz" "$@" \
+  --append "console=ttyAMA0 ${BOOT_APPEND:-} vplat.cmd=\"echo $marker; ${BOOT_CMD:-true}\"" </dev/null >"$log" 2>&1
+rc=$?
+tr -d '\r' <"$log" >"$log.clean"
+mv "$log.clean" "$log"
+fail=0
+check() { # description, grep pattern
+  if grep -qE "$2" "$log"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi
+}
+[ $rc -eq 0 ] && echo "ok   vplat exited 0 after the guest powered off" || { echo "FAIL vplat exit status $rc"; fail=1; }
+check "banner from /init" '^vplat guest: .* ready$'
+check "command output" "^$marker\$"
+check "command exit status" '^vplat guest: exit status 0$'
+for extra in ${BOOT_EXPECT:+"$BOOT_EXPECT"}; do check "expected output: $extra" "$extra"; done
+if grep -nE 'WARNING:|Oops|BUG:|Call trace:|blocked for more than|rcu_sched self-detected|soft lockup|timed out' "$log"; then
+  echo "FAIL kernel log has warnings (above)"
+  fail=1
+else
+  echo "ok   no kernel warnings"
+fi
+if [ $fail -ne 0 ]; then
+  echo "--- last lines of the console:"
+  tail -n 30 "$log"
+fi
+echo "$((fail == 0 ? 1 : 0)) passed, $fail failed"
+exit $fail
