@@ -15,6 +15,8 @@ class FlatMemory : public vplat::cpu::MemoryPort {
 public:
   explicit FlatMemory(size_t size) : bytes(size) {}
   std::vector<uint8_t> bytes;
+  // RAM pages are accessed directly through the core's soft TLB.
+  uint8_t* ram_pointer(uint64_t page) override { return page + 0x1000 <= bytes.size() ? &bytes[page] : nullptr; }
   bool read(uint64_t addr, unsigned size, uint64_t& v) override {
     if (addr > bytes.size() || bytes.size() - addr < size) return false;
     v = 0;
