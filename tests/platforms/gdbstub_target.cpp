@@ -115,7 +115,7 @@ public:
   // One instruction on core i; returns true when it raised something, with `why` set.
   bool run_one(size_t i, Stop& why) {
     auto& c = *cores[i];
-    if (c.run(1) == 1) return false;
+    if (c.run(1).retired == 1) return false;
     // HLT #0 is the power-off; an interpreter without the system instructions reports it as undefined.
     bool hlt = c.exception() == vplat::cpu::Exception::Halt ||
                (c.exception() == vplat::cpu::Exception::Undefined && c.exception_syndrome == kHlt0);
