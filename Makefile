@@ -16,11 +16,13 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# Until the system-emulation issue lands a guest image, `run` builds and shows the help.
-run: build
-	@$(BUILD)/vplat --help
+# Boots the default guest image (Debian bookworm kernel + busybox initramfs) with a shell on the console;
+# Ctrl-A x quits.
+run: build image
+	@$(BUILD)/vplat --platform juno
 
-check: build
+# Every test, including full-system boots of the default image.
+check: build image
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
