@@ -177,6 +177,25 @@ static void test_el1_dabt(void) {
   test_end();
 }
 
+/* A load from physical memory where nothing is mapped (MMU off): a synchronous external abort on the load
+ * itself (DFSC 0b010000), after which execution continues. The emulator reports the access once on the host. */
+static void test_el1_external_abort(void) {
+  test_begin("el1_external_abort_unmapped_pa");
+  for (int i = 0; i < 2; ++i) {
+    trap_arm();
+    u64 r = el1_load_stub(UNMAPPED_PA + 8 * i, 0x40000000);
+    expect_eq("destination register unchanged", r, UNMAPPED_PA + 8 * i);
+    expect_eq("exceptions taken", trap.count, 1);
+    expect_eq("vector", trap.vec, VEC_CUR_SPX_SYNC);
+    expect_eq("ESR.EC", trap.esr >> 26, EC_DABT_CUR);
+    expect_eq("ESR.DFSC", trap.esr & 0x3f, 0x10);
+    expect_eq("ESR.WnR", (trap.esr >> 6) & 1, 0);
+    if (!((trap.esr >> 10) & 1)) expect_eq("FAR (FnV clear)", trap.far, UNMAPPED_PA + 8 * i);
+    expect_eq("ELR", trap.elr, (u64)el1_load_insn);
+  }
+  test_end();
+}
+
 void test_main(void) {
   test_boot();
   test_el1_svc();
@@ -188,4 +207,5 @@ void test_main(void) {
   test_el0_udf();
   test_el0_mrs();
   test_el1_dabt();
+  test_el1_external_abort();
 }

@@ -12,7 +12,15 @@ if [ ! -f "$dir/Image" ]; then
   exit 77
 fi
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+disk=
+trap 'rm -f "$log" $disk' EXIT
+# BOOT_DISK=yes boots with a copy of IMAGE_DIR/disk.img on --disk, so the test never changes the original.
+if [ "${BOOT_DISK:-}" = yes ]; then
+  [ -f "$dir/disk.img" ] || { echo "boot_test: no disk image in $dir (make image-disk); skipped"; exit 77; }
+  disk=$(mktemp)
+  cp "$dir/disk.img" "$disk"
+  set -- "$@" --disk "$disk"
+fi
 marker="vplat-boot-test-$$"
 timeout "${BOOT_TIMEOUT:-600}" "$vplat" --kernel "$dir/Image" --initrd "$dir/initramfs.cpio.gz" "$@" \
   --append "console=ttyAMA0 ${BOOT_APPEND:-} vplat.cmd=\"echo $marker; ${BOOT_CMD:-true}\"" </dev/null >"$log" 2>&1

@@ -15,3 +15,5 @@
 /* A72 cluster 0x0, 0x1; A53 cluster 0x100..0x103. The first entry is the boot CPU. */
 #define CPU_MPIDRS 0x0, 0x1, 0x100, 0x101, 0x102, 0x103
 #define NUM_CPU_MPIDRS 6
+/* Physical address with nothing behind it (no RAM or device in vplat's Juno map). */
+#define UNMAPPED_PA 0x30000000UL

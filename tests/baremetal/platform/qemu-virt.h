@@ -14,3 +14,5 @@
 /* virt packs up to 8 CPUs per cluster in Aff0 (Aff1 = index / 8). */
 #define CPU_MPIDRS 0x0, 0x1, 0x2, 0x3, 0x4, 0x5, 0x6, 0x7
 #define NUM_CPU_MPIDRS 8
+/* Physical address with nothing behind it in QEMU virt (the GICv3 ITS frame, absent with gic-version=2). */
+#define UNMAPPED_PA 0x08080000UL
