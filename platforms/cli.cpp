@@ -23,7 +23,7 @@ std::optional<uint64_t> parse_size(const std::string& t) {
 }
 
 std::string help_text() {
-  return "usage: vplat [options]\n"
+  return "usage: vplat [--platform juno] [options]\n"
          "vplat emulates an Arm Juno-like board (AArch64 CPUs, Mali-G71 GPU).\n"
          "\n"
          "Platform:\n"
@@ -43,8 +43,9 @@ std::string help_text() {
          "  -h, --help          this text\n"
          "  --version           version and build information\n"
          "\n"
-         "Status: the A64 instruction-set foundation is in place; booting a guest arrives with the system\n"
-         "emulation work, and until then vplat exits with status 2 when asked to run one.\n";
+         "With no --kernel, vplat boots the default image that 'make image' builds next to the binary.\n"
+         "Console: the guest's serial port on stdin/stdout; Ctrl-A x quits, Ctrl-A h lists the keys.\n"
+         "Exit status: 0 when the guest powers off (or Ctrl-A x), 2 on bad options or images.\n";
 }
 
 std::string version_text() { return std::string("vplat ") + VPLAT_VERSION + "\n"; }
