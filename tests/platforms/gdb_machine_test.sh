@@ -164,7 +164,30 @@ vrc=$?
 check "runs without a debugger" "$tmp/nowait.vplat" '^DONE [1-9][0-9]* passed 0 failed'
 check_eq "vplat exit status without a debugger" "$vrc" 0
 
-# 4. A busy port: one clear line on stderr, exit status 2.
+# 4. Two CPUs (the SMP test): each CPU is a GDB thread; the secondary started by PSCI CPU_ON stops at a breakpoint
+# on secondary_entry with x0 = its context id, &ctxs[1] (smp.c start_cpu passes (u64)c as the context), in the
+# PSCI entry state EL1h with DAIF masked (CPSR = 0x3c5, DEN0022 "CPU_ON"); the guest then runs to its end.
+smp_elf=$dir/smp.elf
+port=$(free_port)
+timeout 120 "$vplat" --smp 2 --memory 256M --kernel "$dir/smp.bin" --gdb "$port" --gdb-wait </dev/null \
+  >"$tmp/smp.vplat" 2>&1 &
+vpid=$!
+pids+=("$vpid")
+for _ in $(seq 200); do grep -q "GDB server on 127.0.0.1:$port" "$tmp/smp.vplat" && break; sleep 0.05; done
+timeout 60 gdb-multiarch -nx -batch -ex 'set confirm off' -ex "file $smp_elf" -ex "target remote 127.0.0.1:$port" \
+  -ex 'info threads' -ex 'break secondary_entry' -ex 'continue' \
+  -ex 'printf "secondary thread=%d ctx=%d cpsr=%#x\n", $_thread, $x0 == (unsigned long)&ctxs[1], $cpsr' \
+  -ex 'delete' -ex 'continue' >"$tmp/smp.gdb" 2>&1
+wait "$vpid"
+vrc=$?
+check "two threads" "$tmp/smp.gdb" '^ +2 +Thread 2'
+check "secondary stopped at its entry" "$tmp/smp.gdb" '^Thread 2 hit Breakpoint 1, secondary_entry'
+check "secondary registers" "$tmp/smp.gdb" '^secondary thread=2 ctx=1 cpsr=0x3c5$'
+check "smp guest exit seen" "$tmp/smp.gdb" 'exited normally'
+check "smp guest passed" "$tmp/smp.vplat" '^DONE [1-9][0-9]* passed 0 failed'
+check_eq "vplat exit status (smp)" "$vrc" 0
+
+# 5. A busy port: one clear line on stderr, exit status 2.
 busy=$(free_port)
 python3 -c 'import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); print("ready", flush=True); time.sleep(60)' \
