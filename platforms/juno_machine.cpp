@@ -178,46 +178,176 @@ void JunoMachine::feed_console_input(int wait_ms) {
   if (console_.quit_requested()) outcome_ = Outcome::Quit;
 }
 
-JunoMachine::Outcome JunoMachine::run() {
-  uint64_t round = 0;
+JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
+  uint64_t longest = 0;
+  bool any_running = false;
+  int hit = -1;
+  for (unsigned i = 0; i < cores_.size() && !outcome_ && hit < 0; ++i) {
+    cpu::Core& c = *cores_[i];
+    if (!c.powered()) continue;
+    if (waiting_[i] && !c.irq_line()) continue;
+    if (debug) {
+      // Core::run never checks the first instruction of a call against its breakpoints, so the start of
+      // each quantum is checked here; a CPU's first instruction after a continue is exempt (the stub's
+      // contract), or a continue from a breakpoint would stop at once.
+      if (debug->started[i] &&
+          std::find(debug->breakpoints.begin(), debug->breakpoints.end(), c.PC) != debug->breakpoints.end()) {
+        hit = static_cast<int>(i);
+        any_running = true;
+        break;
+      }
+      debug->started[i] = true;
+    }
+    waiting_[i] = false;
+    gic_->set_current_cpu(static_cast<int>(i));
+    cpu::RunResult r = c.run(kQuantum);
+    instructions_ += r.retired;
+    longest = std::max(longest, r.retired);
+    switch (r.exit) {
+    case cpu::Exit::Idle: waiting_[i] = true; break;
+    case cpu::Exit::Off: break;
+    case cpu::Exit::Breakpoint:
+      hit = static_cast<int>(i);
+      any_running = true;
+      break;
+    default: any_running = true; break;
+    }
+  }
+  // Cores run side by side: a round lasts as long as its busiest core.
+  clock_.advance(longest);
+  if (!any_running && !outcome_) {
+    // Every core waits for an interrupt: jump to the next timer event, or wait for the console.
+    uint64_t next = UINT64_MAX;
+    for (auto& t : timers_) next = std::min(next, t->next_deadline());
+    bool woken = false;
+    for (unsigned i = 0; i < cores_.size(); ++i) woken |= cores_[i]->powered() && cores_[i]->irq_line();
+    if (!woken) {
+      console_.flush();
+      if (next != UINT64_MAX) clock_.advance_to(next);
+      else feed_console_input(100);
+    }
+  }
+  update_timers();
+  if (++rounds_ % 64 == 0 || !any_running) feed_console_input(0);
+  if (rounds_ % 256 == 0) console_.flush();
+  return {any_running, hit};
+}
+
+JunoMachine::Outcome JunoMachine::run(gdb::GdbStub* debugger, bool wait_for_debugger) {
+  // Serves a connected GDB; false when the run is over (GDB killed the guest, or it powered off meanwhile).
+  auto serve = [&] {
+    console_.flush();
+    if (debugger->serve()) return true;
+    if (!outcome_) outcome_ = Outcome::Quit;
+    return false;
+  };
+  if (debugger && wait_for_debugger) {
+    debugger->wait_for_connection();
+    if (!serve()) return *outcome_;
+  }
+  // Without a debugger the loop is the bare round; with one, the socket is polled every 64 rounds (about
+  // 128k instructions per CPU) and after idle rounds, so an attached-but-not-connected stub costs nothing
+  // per instruction.
   while (!outcome_) {
-    uint64_t longest = 0;
-    bool any_running = false;
-    for (unsigned i = 0; i < cores_.size() && !outcome_; ++i) {
-      cpu::Core& c = *cores_[i];
-      if (!c.powered()) continue;
-      if (waiting_[i] && !c.irq_line()) continue;
-      waiting_[i] = false;
-      gic_->set_current_cpu(static_cast<int>(i));
-      cpu::RunResult r = c.run(kQuantum);
-      instructions_ += r.retired;
-      longest = std::max(longest, r.retired);
-      switch (r.exit) {
-      case cpu::Exit::Idle: waiting_[i] = true; break;
-      case cpu::Exit::Off: break;
-      default: any_running = true; break;
-      }
-    }
-    // Cores run side by side: a round lasts as long as its busiest core.
-    clock_.advance(longest);
-    if (!any_running && !outcome_) {
-      // Every core waits for an interrupt: jump to the next timer event, or wait for the console.
-      uint64_t next = UINT64_MAX;
-      for (auto& t : timers_) next = std::min(next, t->next_deadline());
-      bool woken = false;
-      for (unsigned i = 0; i < cores_.size(); ++i) woken |= cores_[i]->powered() && cores_[i]->irq_line();
-      if (!woken) {
-        console_.flush();
-        if (next != UINT64_MAX) clock_.advance_to(next);
-        else feed_console_input(100);
-      }
-    }
-    update_timers();
-    if (++round % 64 == 0 || !any_running) feed_console_input(0);
-    if (round % 256 == 0) console_.flush();
+    RoundResult r = round(nullptr);
+    if (debugger && (rounds_ % 64 == 0 || !r.any_running) && !outcome_ && debugger->try_accept() && !serve()) break;
   }
   console_.flush();
   return *outcome_;
+}
+
+// ------------------------------------------------------------------------------------------ gdb::Target
+
+gdb::Registers JunoMachine::read_registers(int cpu) {
+  gdb::Registers r{};
+  if (cpu < 0 || cpu >= num_cpus()) return r;
+  const cpu::Core& c = *cores_[static_cast<size_t>(cpu)];
+  std::copy(c.X, c.X + 31, r.x);
+  r.sp = c.X[31]; // X[31] holds the SP selected by the current EL and SPSel
+  r.pc = c.PC;
+  r.cpsr = c.pstate();
+  std::copy(c.V, c.V + 32, r.v);
+  r.fpsr = static_cast<uint32_t>(c.FPSR);
+  r.fpcr = static_cast<uint32_t>(c.FPCR);
+  return r;
+}
+
+void JunoMachine::write_registers(int cpu, const gdb::Registers& r) {
+  if (cpu < 0 || cpu >= num_cpus()) return;
+  cpu::Core& c = *cores_[static_cast<size_t>(cpu)];
+  std::copy(r.x, r.x + 31, c.X);
+  c.X[31] = r.sp;
+  c.PC = r.pc;
+  // Of CPSR only NZCV and DAIF are taken: changing EL, SPSel or IL from a debugger would bypass the
+  // exception model (banked SPs, cached translation state), so those fields keep their values.
+  c.NF = r.cpsr >> 31 & 1;
+  c.ZF = r.cpsr >> 30 & 1;
+  c.CF = r.cpsr >> 29 & 1;
+  c.VF = r.cpsr >> 28 & 1;
+  c.set_daif(r.cpsr & 0x3c0);
+  std::copy(r.v, r.v + 32, c.V);
+  c.FPSR = r.fpsr;
+  c.FPCR = r.fpcr;
+}
+
+bool JunoMachine::read_memory(int cpu, uint64_t va, void* buf, size_t n) {
+  if (cpu < 0 || cpu >= num_cpus()) return false;
+  return cores_[static_cast<size_t>(cpu)]->debug_read(va, buf, n);
+}
+
+bool JunoMachine::write_memory(int cpu, uint64_t va, const void* buf, size_t n) {
+  if (cpu < 0 || cpu >= num_cpus()) return false;
+  cpu::Core& c = *cores_[static_cast<size_t>(cpu)];
+  // debug_write stops at the first unmapped page with the earlier pages written; the stub wants all or
+  // nothing, so probe the whole range first (a read sees exactly the pages a write would reach).
+  std::vector<uint8_t> probe(n);
+  if (!c.debug_read(va, probe.data(), n)) return false;
+  return c.debug_write(va, buf, n);
+}
+
+gdb::Target::Stop JunoMachine::resume(bool step, int cpu, const std::vector<uint64_t>& breakpoints,
+                                      const std::function<bool()>& should_stop, int& stopped_cpu) {
+  stopped_cpu = cpu >= 0 && cpu < num_cpus() ? cpu : 0;
+  if (outcome_) return Stop::Exited;
+  if (step) {
+    cpu::Core& c = *cores_[static_cast<size_t>(stopped_cpu)];
+    // A CPU in WFI leaves it: a wake-up without an event is allowed by the architecture (WFI is a hint),
+    // and a step that never returns would be worse. A powered-off CPU does not move.
+    if (c.powered()) {
+      waiting_[static_cast<size_t>(stopped_cpu)] = false;
+      gic_->set_current_cpu(stopped_cpu);
+      cpu::RunResult r = c.run(1);
+      instructions_ += r.retired;
+      if (r.exit == cpu::Exit::Idle) waiting_[static_cast<size_t>(stopped_cpu)] = true;
+      clock_.advance(r.retired);
+      update_timers();
+      console_.flush();
+    }
+    return outcome_ ? Stop::Exited : Stop::Step;
+  }
+  for (auto& c : cores_)
+    for (uint64_t a : breakpoints) c->add_breakpoint(a);
+  DebugRun debug{breakpoints, std::vector<bool>(cores_.size(), false)};
+  Stop why = Stop::Interrupted;
+  // Ctrl-C is polled every 8 rounds (about 16k instructions per CPU) and after every idle round (which may
+  // have waited for console input): prompt, yet one system call per many thousand instructions.
+  for (uint64_t n = 1;; ++n) {
+    RoundResult r = round(&debug);
+    if (outcome_) {
+      why = Stop::Exited;
+      break;
+    }
+    if (r.breakpoint >= 0) {
+      stopped_cpu = r.breakpoint;
+      why = Stop::Breakpoint;
+      break;
+    }
+    if ((n % 8 == 0 || !r.any_running) && should_stop()) break;
+  }
+  for (auto& c : cores_)
+    for (uint64_t a : breakpoints) c->remove_breakpoint(a);
+  console_.flush();
+  return why;
 }
 
 } // namespace vplat

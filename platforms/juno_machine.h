@@ -13,6 +13,7 @@
 #include "devices/virtio_blk.h"
 #include "platforms/cli.h"
 #include "platforms/console.h"
+#include "platforms/gdbstub.h"
 #include "platforms/psci.h"
 #include <memory>
 #include <optional>
@@ -21,7 +22,7 @@
 
 namespace vplat {
 
-class JunoMachine : public cpu::MemoryPort, public cpu::CoreHooks {
+class JunoMachine : public cpu::MemoryPort, public cpu::CoreHooks, public gdb::Target {
 public:
   enum class Outcome { PowerOff, Reset, Quit };
 
@@ -30,7 +31,22 @@ public:
   static std::unique_ptr<JunoMachine> create(const Options& options, std::string& error);
   ~JunoMachine() override;
 
-  Outcome run();
+  // Runs the guest until it powers off, resets or the user quits. With a `debugger`, its listening socket is
+  // polled now and then (never per instruction) and a GDB that connects stops the machine and drives it until
+  // it detaches; with `wait_for_debugger` the first instruction runs only once a GDB has connected. A GDB that
+  // kills the session ends the run with Quit.
+  Outcome run(gdb::GdbStub* debugger = nullptr, bool wait_for_debugger = false);
+
+  // gdb::Target: one thread per CPU. Registers are the running context's (SP is that of the current EL and
+  // SPSel, CPSR is PSTATE in SPSR format); memory goes through the CPU's current stage 1 translation and
+  // reaches RAM only. Virtual time stands still while GDB has the machine stopped.
+  int num_cpus() override { return static_cast<int>(cores_.size()); }
+  gdb::Registers read_registers(int cpu) override;
+  void write_registers(int cpu, const gdb::Registers& r) override;
+  bool read_memory(int cpu, uint64_t va, void* buf, size_t n) override;
+  bool write_memory(int cpu, uint64_t va, const void* buf, size_t n) override;
+  Stop resume(bool step, int cpu, const std::vector<uint64_t>& breakpoints,
+              const std::function<bool()>& should_stop, int& stopped_cpu) override;
 
   // cpu::MemoryPort
   uint8_t* ram_pointer(uint64_t page) override { return bus_.ram_pointer(page, 4096); }
@@ -41,7 +57,6 @@ public:
   void timer_write(cpu::Core& core, cpu::TimerReg reg, uint64_t value) override;
   bool firmware_call(cpu::Core& core) override;
 
-  unsigned num_cpus() const { return static_cast<unsigned>(cores_.size()); }
   cpu::Core& core(unsigned i) { return *cores_[i]; }
   uint64_t instructions() const { return instructions_; }
 
@@ -51,6 +66,18 @@ private:
   unsigned index_of(const cpu::Core& core) const;
   void update_timers();
   void feed_console_input(int wait_ms);
+  // Breakpoint state of a debugger's continue; see round().
+  struct DebugRun {
+    const std::vector<uint64_t>& breakpoints;
+    std::vector<bool> started; // the CPU has run since the continue (its first instruction is not checked)
+  };
+  struct RoundResult {
+    bool any_running; // some CPU ran and is not waiting for an interrupt
+    int breakpoint;   // CPU stopped at a breakpoint, or -1
+  };
+  // One round: each runnable CPU runs a quantum, then virtual time, timers and the console catch up. With
+  // `debug`, a CPU about to execute a breakpoint address ends the round early.
+  RoundResult round(DebugRun* debug);
 
   Options options_;
   dev::Bus bus_;
@@ -68,6 +95,7 @@ private:
   std::string pending_input_;
   std::optional<Outcome> outcome_;
   uint64_t instructions_ = 0;
+  uint64_t rounds_ = 0;
 };
 
 } // namespace vplat

@@ -1,9 +1,11 @@
 #include "platforms/cli.h"
+#include "platforms/gdbstub.h"
 #include "platforms/juno_board.h"
 #include "platforms/juno_machine.h"
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <unistd.h>
 
 namespace {
@@ -64,7 +66,20 @@ int main(int argc, char** argv) {
       std::cerr << "vplat: " << error << "\n";
       return 2;
     }
-    auto outcome = machine->run();
+    // The stub belongs to one boot: a guest reset ends the GDB session (it sees the exit) and the new
+    // machine listens again on the same port.
+    std::unique_ptr<vplat::gdb::GdbStub> stub;
+    if (opts->gdb_port) {
+      try {
+        stub = std::make_unique<vplat::gdb::GdbStub>(*machine, *opts->gdb_port);
+      } catch (const std::exception& e) {
+        std::cerr << "vplat: " << e.what() << "\n";
+        return 2;
+      }
+      std::cerr << "vplat: GDB server on 127.0.0.1:" << stub->port()
+                << (opts->gdb_wait ? ", waiting for GDB to connect\n" : "\n");
+    }
+    auto outcome = machine->run(stub.get(), opts->gdb_wait);
     if (outcome != vplat::JunoMachine::Outcome::Reset) return 0;
   }
 }
