@@ -33,8 +33,12 @@ const RegDesc* MaliG71::describe(uint32_t offset) const {
 }
 
 void MaliG71::reset() {
+  // GPU_INT_MASK survives a reset: kbase unmasks only RESET_COMPLETED before a soft reset and waits for that
+  // interrupt, so the reset must not mask it again. Everything else returns to its reset value.
+  uint32_t gpu_mask = regs_[reg::GPU_INT_MASK / 4];
   regs_.fill(0);
   for (const auto& d : table_) regs_[d.offset / 4] = d.reset;
+  regs_[reg::GPU_INT_MASK / 4] = gpu_mask;
   mmu_.reset();
   as_busy_reads_.fill(0);
   cycle_running_ = false;
@@ -151,8 +155,8 @@ void MaliG71::gpu_command(uint32_t cmd) {
   switch (cmd) {
   case GPU_CMD_SOFT_RESET:
   case GPU_CMD_HARD_RESET:
-    // Everything returns to its reset value (interrupt masks included, so the line stays low until the
-    // driver unmasks RESET_COMPLETED or polls RAWSTAT as panfrost does).
+    // Everything returns to its reset value, then RESET_COMPLETED is raised (panfrost polls RAWSTAT for it
+    // with the mask at 0; kbase unmasks it and waits for the interrupt).
     reset();
     r(reg::GPU_INT_RAWSTAT) |= GPU_IRQ_RESET_COMPLETED;
     break;
