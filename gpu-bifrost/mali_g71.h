@@ -1,0 +1,89 @@
+// Arm Mali-G71 (Bifrost, job manager) device model: the GPU control, job control and MMU register blocks
+// in one 64 KiB MMIO window, three interrupt lines (job, mmu, gpu), the GPU MMU and a job manager that runs
+// job chains. Built so that Linux's unmodified panfrost driver probes and drives it as it drives silicon.
+// Facts: ../shared/reference/mali-g71.md (register map, values, probe sequence, job submission, page tables).
+//
+// Modelling choices (each is a behaviour the driver accepts; see the comments where they are implemented):
+//  - power transitions, resets and cache flushes complete at once (READY is set when PWRON is written, and
+//    PWRTRANS reads 0), raising POWER_CHANGED_SINGLE/ALL, RESET_COMPLETED and CLEAN_CACHES_COMPLETED;
+//  - AS commands complete at once, but AS_STATUS reads AS_ACTIVE once after each command, so the driver's
+//    "wait until not active" poll sees a command in flight and then its completion;
+//  - a job chain runs synchronously inside the JS_COMMAND_NEXT write (a job-manager thread comes later), so
+//    a slot is never busy when the driver queues the next chain.
+#pragma once
+#include "devices/bus.h"
+#include "devices/clock.h"
+#include "devices/device.h"
+#include "gpu-bifrost/gpu_mmu.h"
+#include "gpu-bifrost/job_chain.h"
+#include "gpu-bifrost/mali_regs.h"
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace vplat::gpu {
+
+class MaliG71 : public dev::MmioDevice {
+public:
+  static constexpr uint64_t kWindowSize = 0x10000;
+  // The GPU clock the cycle counter counts at (a G71 runs at 550-1037 MHz in shipping SoCs).
+  static constexpr uint64_t kGpuClockHz = 800'000'000;
+
+  // shader_cores: 1..32 (SHADER_PRESENT = (1 << cores) - 1); anything else throws std::invalid_argument.
+  MaliG71(dev::Bus& bus, dev::IrqLine job_irq, dev::IrqLine mmu_irq, dev::IrqLine gpu_irq,
+          unsigned shader_cores = 8);
+
+  uint64_t read(uint64_t offset, unsigned size) override;
+  void write(uint64_t offset, unsigned size, uint64_t value) override;
+  std::string name() const override { return "mali-g71"; }
+
+  // The time base of TIMESTAMP (the system counter, which panfrost reports with the CPU timer's frequency)
+  // and CYCLE_COUNT. Without one both read 0.
+  void set_clock(const dev::VirtualClock* clock);
+
+  unsigned shader_cores() const { return config_.shader_cores; }
+  // The register table (names, kinds, reset values) for tracing and tests; nullptr for an unknown offset.
+  const RegDesc* describe(uint32_t offset) const;
+  const std::vector<RegDesc>& registers() const { return table_; }
+  const GpuMmu& mmu() const { return mmu_; }
+
+private:
+  static constexpr unsigned kWords = kWindowSize / 4;
+  // Reads of AS_STATUS that report AS_ACTIVE after a command.
+  static constexpr unsigned kAsBusyReads = 1;
+
+  dev::Bus& bus_;
+  dev::IrqLine job_irq_, mmu_irq_, gpu_irq_;
+  GpuConfig config_;
+  std::vector<RegDesc> table_;
+  std::vector<int32_t> index_; // word offset -> table_ index, -1 where no register exists
+  std::array<uint32_t, kWords> regs_{};
+  GpuMmu mmu_;
+  const dev::VirtualClock* clock_ = nullptr;
+  std::array<unsigned, kNumAddressSpaces> as_busy_reads_{};
+  bool cycle_running_ = false;
+  uint64_t cycle_base_ = 0, cycle_start_ticks_ = 0;
+  std::mutex mu_;
+
+  void reset();
+  uint32_t read32(uint32_t off);
+  void write32(uint32_t off, uint32_t value);
+  uint32_t& r(uint32_t off) { return regs_[off / 4]; }
+  uint64_t get64(uint32_t off) const { return regs_[off / 4] | (uint64_t{regs_[off / 4 + 1]} << 32); }
+  void set64(uint32_t off, uint64_t v) {
+    regs_[off / 4] = static_cast<uint32_t>(v);
+    regs_[off / 4 + 1] = static_cast<uint32_t>(v >> 32);
+  }
+  uint64_t ticks() const { return clock_ ? clock_->ticks() : 0; }
+  uint64_t cycle_count() const;
+  void gpu_command(uint32_t cmd);
+  void power(uint32_t off, uint32_t value);
+  void js_start_next(unsigned slot);
+  void as_command(unsigned as, uint32_t cmd);
+  void report_mmu_fault(unsigned as, const MmuFault& f);
+  void update_irqs();
+};
+
+} // namespace vplat::gpu
