@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run check bench clean format
+.PHONY: all deps configure build run check bench bench-boot clean format
 
 all: build
 
@@ -27,6 +27,10 @@ check: build image image-disk
 
 bench: build
 	@./bench/interp-loops.sh $(BUILD)
+
+# Seconds from process start to the first line of /init, vplat against QEMU (bench/README.md).
+bench-boot: build image
+	@./bench/boot.sh $(BUILD)
 
 format:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format -i
