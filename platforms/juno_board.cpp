@@ -152,7 +152,8 @@ std::vector<uint8_t> build_dtb(const DtbConfig& c) {
 
   fixed_clock(w, "clk-uart", 7372800, kUartClock);
   fixed_clock(w, "clk-apb", 100000000, kApbClock);
-  fixed_clock(w, "clk-gpu", 600000000, kGpuClock);
+  // panfrost needs a clock (devm_clk_get fails without one); a fixed clock has no rate to manage.
+  if (c.gpu) fixed_clock(w, "clk-gpu", kGpuClockHz, kGpuClock);
 
   for (const auto& d : kDevices) {
     if (d.kind == DeviceKind::VirtioMmio && !c.virtio_disk) continue;
@@ -178,6 +179,10 @@ std::vector<uint8_t> build_dtb(const DtbConfig& c) {
       w.empty("dma-coherent");
       break;
     case DeviceKind::MaliG71:
+      // The arm,mali-bifrost binding: an SoC-specific compatible, then "arm,mali-bifrost" (what panfrost
+      // matches; the model and revision are read from GPU_ID). Interrupts in the binding's order job, mmu,
+      // gpu. dma-coherent: the GPU sees RAM exactly as the CPUs do (no caches are modelled), so the driver
+      // needs no cache maintenance.
       w.strings("compatible", {"arm,juno-mali", "arm,mali-bifrost"});
       w.cells("interrupts", {kGicSpi, static_cast<uint32_t>(d.spi[0]), kIrqLevelHigh, kGicSpi,
                              static_cast<uint32_t>(d.spi[1]), kIrqLevelHigh, kGicSpi, static_cast<uint32_t>(d.spi[2]),
