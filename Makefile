@@ -35,7 +35,7 @@ clean:
 	@rm -rf $(BUILD)
 
 # Guest images from Debian arm64 packages (guest-images/README.md); downloads are cached outside the repo.
-.PHONY: image image-trixie image-disk
+.PHONY: image image-trixie image-disk image-gpu
 image:
 	@./guest-images/build-default.sh $(BUILD)/guest
 
@@ -44,3 +44,7 @@ image-trixie:
 
 image-disk:
 	@./guest-images/build-disk.sh $(BUILD)/guest-disk
+
+# The default image plus Debian's panfrost module and its dependencies, loaded by /init at boot.
+image-gpu:
+	@./guest-images/build-default.sh --with-gpu $(BUILD)/guest-gpu
