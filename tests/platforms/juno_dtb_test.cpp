@@ -96,10 +96,17 @@ TEST(JunoDtb, GpuNodeFollowsTheBifrostBinding) {
   ASSERT_GE(clk, 0);
   EXPECT_STREQ(static_cast<const char*>(fdt_getprop(d.fdt(), clk, "compatible", nullptr)), "fixed-clock");
   EXPECT_EQ(d.cells("/clk-gpu", "clock-frequency"), (std::vector<uint32_t>{800000000}));
-  EXPECT_GE(d.node("/gpu@2d000000"), 0);
-  // Without the GPU neither the node nor its clock is there.
+  // The supply: a fixed regulator (without one the OPP and regulator cores complain at probe).
+  auto supply = d.cells("/gpu@2d000000", "mali-supply");
+  ASSERT_EQ(supply.size(), 1u);
+  int reg = fdt_node_offset_by_phandle(d.fdt(), supply[0]);
+  ASSERT_GE(reg, 0);
+  EXPECT_STREQ(static_cast<const char*>(fdt_getprop(d.fdt(), reg, "compatible", nullptr)), "regulator-fixed");
+  EXPECT_NE(fdt_getprop(d.fdt(), reg, "regulator-always-on", nullptr), nullptr);
+  // Without the GPU neither the node nor its clock and supply are there.
   c.gpu = false;
   Dtb none(c);
   EXPECT_LT(none.node("/gpu@2d000000"), 0);
   EXPECT_LT(none.node("/clk-gpu"), 0);
+  EXPECT_LT(none.node("/regulator-vgpu"), 0);
 }
