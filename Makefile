@@ -22,7 +22,7 @@ run: build image
 	@$(BUILD)/vplat --platform juno
 
 # Every test, including full-system boots of the default image.
-check: build image image-disk
+check: build image image-disk image-gpu
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
