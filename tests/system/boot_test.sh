@@ -4,7 +4,7 @@
 # Passes when the guest prints the /init banner, the command's output, "exit status 0", vplat exits 0 on the
 # guest's power-off, and the kernel log has no warning, oops, BUG or hung-task report.
 # Environment: BOOT_CMD (the command), BOOT_APPEND (more kernel arguments), BOOT_DISK=yes (boot with a copy of
-# IMAGE_DIR/disk.img), BOOT_EXPECT, BOOT_EXPECT2, BOOT_EXPECT3 (extended regexps some console line must
+# IMAGE_DIR/disk.img), BOOT_EXPECT, BOOT_EXPECT2 .. BOOT_EXPECT5 (extended regexps some console line must
 # match), BOOT_REJECT (an extended regexp no console line may match).
 set -uo pipefail
 vplat=$1
@@ -38,7 +38,8 @@ check() { # description, grep pattern
 check "banner from /init" '^vplat guest: .* ready$'
 check "command output" "^$marker\$"
 check "command exit status" '^vplat guest: exit status 0$'
-for extra in "${BOOT_EXPECT:-}" "${BOOT_EXPECT2:-}" "${BOOT_EXPECT3:-}"; do
+for v in BOOT_EXPECT BOOT_EXPECT2 BOOT_EXPECT3 BOOT_EXPECT4 BOOT_EXPECT5; do
+  extra=${!v:-}
   [ -n "$extra" ] && check "expected output: $extra" "$extra"
 done
 if [ -n "${BOOT_REJECT:-}" ]; then
