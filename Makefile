@@ -22,7 +22,7 @@ run: build image
 	@$(BUILD)/vplat --platform juno
 
 # Every test, including full-system boots of the default image.
-check: build image image-disk
+check: build image image-disk image-gpu
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
@@ -39,7 +39,7 @@ clean:
 	@rm -rf $(BUILD)
 
 # Guest images from Debian arm64 packages (guest-images/README.md); downloads are cached outside the repo.
-.PHONY: image image-trixie image-disk
+.PHONY: image image-trixie image-disk image-gpu
 image:
 	@./guest-images/build-default.sh $(BUILD)/guest
 
@@ -48,3 +48,7 @@ image-trixie:
 
 image-disk:
 	@./guest-images/build-disk.sh $(BUILD)/guest-disk
+
+# The default image plus Debian's panfrost module and its dependencies, loaded by /init at boot.
+image-gpu:
+	@./guest-images/build-default.sh --with-gpu $(BUILD)/guest-gpu

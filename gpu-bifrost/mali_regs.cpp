@@ -68,6 +68,14 @@ std::vector<RegDesc> build_register_table(const GpuConfig& config) {
   add(t, reg::PWR_KEY, "PWR_KEY", K::Rw, 0);
   add(t, reg::PWR_OVERRIDE0, "PWR_OVERRIDE0", K::Rw, 0);
   add(t, reg::PWR_OVERRIDE1, "PWR_OVERRIDE1", K::Rw, 0);
+  // The performance counter setup registers hold what the driver writes (panfrost disables every counter
+  // at probe and programs them for a dump); sampling itself is not modelled (PERFCNT_SAMPLE just completes).
+  add64(t, reg::PRFCNT_BASE_LO, "PRFCNT_BASE", K::Rw);
+  add(t, reg::PRFCNT_CONFIG, "PRFCNT_CONFIG", K::Rw, 0);
+  add(t, reg::PRFCNT_JM_EN, "PRFCNT_JM_EN", K::Rw, 0);
+  add(t, reg::PRFCNT_SHADER_EN, "PRFCNT_SHADER_EN", K::Rw, 0);
+  add(t, reg::PRFCNT_TILER_EN, "PRFCNT_TILER_EN", K::Rw, 0);
+  add(t, reg::PRFCNT_MMU_L2_EN, "PRFCNT_MMU_L2_EN", K::Rw, 0);
   add64(t, reg::CYCLE_COUNT_LO, "CYCLE_COUNT", K::Live);
   add64(t, reg::TIMESTAMP_LO, "TIMESTAMP", K::Live);
   add(t, reg::THREAD_MAX_THREADS, "THREAD_MAX_THREADS", K::Const, kThreadMaxThreads);

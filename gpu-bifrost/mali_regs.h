@@ -34,6 +34,14 @@ constexpr uint32_t AFBC_FEATURES = 0x04c;
 constexpr uint32_t PWR_KEY = 0x050;
 constexpr uint32_t PWR_OVERRIDE0 = 0x054;
 constexpr uint32_t PWR_OVERRIDE1 = 0x058;
+// Performance counter block (panfrost_perfcnt.c programs it; panfrost_regs.h GPU_PERFCNT_*/GPU_PRFCNT_*).
+constexpr uint32_t PRFCNT_BASE_LO = 0x060;
+constexpr uint32_t PRFCNT_BASE_HI = 0x064;
+constexpr uint32_t PRFCNT_CONFIG = 0x068;
+constexpr uint32_t PRFCNT_JM_EN = 0x06c;
+constexpr uint32_t PRFCNT_SHADER_EN = 0x070;
+constexpr uint32_t PRFCNT_TILER_EN = 0x074;
+constexpr uint32_t PRFCNT_MMU_L2_EN = 0x07c;
 constexpr uint32_t CYCLE_COUNT_LO = 0x090;
 constexpr uint32_t CYCLE_COUNT_HI = 0x094;
 constexpr uint32_t TIMESTAMP_LO = 0x098;

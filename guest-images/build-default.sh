@@ -2,10 +2,11 @@
 # Builds the default vplat guest: Debian's arm64 kernel Image plus a busybox initramfs whose /init is
 # guest-images/rootfs/init. See guest-images/README.md.
 #
-#   build-default.sh [--suite bookworm|trixie|...] [--with-virtio] [--update] [OUTDIR]
+#   build-default.sh [--suite bookworm|trixie|...] [--with-virtio] [--with-gpu] [--update] [OUTDIR]
 #
 # OUTDIR defaults to build/guest (build/guest-<suite> for a non-default suite), relative to the
 # repository root. Outputs: OUTDIR/Image, OUTDIR/initramfs.cpio.gz, OUTDIR/manifest.txt.
+# --with-virtio / --with-gpu bundle kernel modules (disk root / panfrost) that /init loads at boot.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -15,10 +16,15 @@ repo=$(cd "$here/.." && pwd)
 
 SUITE=bookworm
 WITH_VIRTIO=0
+WITH_GPU=0
 UPDATE=0
 OUTDIR=
 # Modules (with their dependencies and softdeps) for a virtio-blk ext4 root: see vplat.root in init.
 VIRTIO_MODULES=(virtio_mmio virtio_blk ext4)
+# The Mali GPU's DRM driver; its dependencies (drm, drm_shmem_helper, gpu-sched, ...) and its softdep
+# (governor_simpleondemand) come from modprobe --show-depends. fixed (reg-fixed-voltage) drives the GPU's supply
+# (vplat's device tree gives the GPU a fixed regulator) and must be there before panfrost probes.
+GPU_MODULES=(fixed panfrost)
 
 usage() { sed -n '2,8s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
@@ -26,6 +32,7 @@ while [ $# -gt 0 ]; do
     --suite) [ $# -ge 2 ] || die "--suite needs a value"; SUITE=$2; shift 2 ;;
     --suite=*) SUITE=${1#*=}; shift ;;
     --with-virtio) WITH_VIRTIO=1; shift ;;
+    --with-gpu) WITH_GPU=1; shift ;;
     --update) UPDATE=1; shift ;;
     -h|--help) usage 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
@@ -39,7 +46,10 @@ fi
 [[ $SUITE =~ ^[a-z][a-z0-9-]*$ ]] || die "bad suite name '$SUITE'"
 
 need_tools apt-get apt-cache dpkg dpkg-deb cpio gzip sha256sum find awk
-[ "$WITH_VIRTIO" = 0 ] || need_tools depmod modprobe
+MODULES=()
+[ "$WITH_VIRTIO" = 0 ] || MODULES+=("${VIRTIO_MODULES[@]}")
+[ "$WITH_GPU" = 0 ] || MODULES+=("${GPU_MODULES[@]}")
+[ ${#MODULES[@]} -eq 0 ] || need_tools depmod modprobe
 
 apt_setup "$SUITE" "$UPDATE"
 log "suite $SUITE (apt: $APT_MODE, mirror $MIRROR)"
@@ -52,10 +62,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/vplat-guest.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # The Image (and its release name) is kept next to the .deb cache so that rebuilds without modules
-# skip unpacking the 60 MB kernel package; --with-virtio needs the module tree, so it always unpacks.
+# skip unpacking the 60 MB kernel package; bundling modules needs the module tree, so it always unpacks.
 kcache=$VPLAT_CACHE/kernels/${kernel_deb##*/}
 kcache=${kcache%.deb}
-if [ "$WITH_VIRTIO" = 1 ] || [ ! -f "$kcache/Image" ] || [ ! -s "$kcache/release" ]; then
+if [ ${#MODULES[@]} -gt 0 ] || [ ! -f "$kcache/Image" ] || [ ! -s "$kcache/release" ]; then
   log "unpacking $KPKG"
   dpkg-deb -x "$kernel_deb" "$work/kernel"
   vmlinuz=$(find "$work/kernel/boot" -maxdepth 1 -name 'vmlinuz-*' | head -n1)
@@ -74,17 +84,17 @@ make_userland "$tree" "$work"
 install -m 0755 "$here/rootfs/init" "$tree/init"
 
 modules_note=none
-if [ "$WITH_VIRTIO" = 1 ]; then
+if [ ${#MODULES[@]} -gt 0 ]; then
   # bookworm: /lib/modules; trixie (merged /usr): /usr/lib/modules. depmod/modprobe want BASE/lib/modules.
   kbase=
   for b in "$work/kernel" "$work/kernel/usr"; do [ -d "$b/lib/modules/$KREL" ] && { kbase=$b; break; }; done
   [ -n "$kbase" ] || die "no /lib/modules/$KREL or /usr/lib/modules/$KREL in $KPKG"
-  log "resolving modules: ${VIRTIO_MODULES[*]}"
+  log "resolving modules: ${MODULES[*]}"
   depmod -b "$kbase" "$KREL" || die "depmod failed"
   dst=$tree/lib/modules/$KREL
   mkdir -p "$dst"
   : >"$dst/load-order"
-  for m in "${VIRTIO_MODULES[@]}"; do
+  for m in "${MODULES[@]}"; do
     # --show-depends prints "insmod PATH" in load order, softdeps included; "builtin NAME" if =y.
     modprobe -d "$kbase" -S "$KREL" --show-depends "$m" || die "module $m not found for $KREL"
   done | awk '$1 == "insmod" { print $2 }' | awk '!seen[$0]++' >"$work/modlist"

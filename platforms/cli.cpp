@@ -30,6 +30,8 @@ std::string help_text() {
          "  --platform NAME     board to emulate (default juno; available: juno)\n"
          "  --smp N             number of CPUs (1..6, default 1)\n"
          "  --memory SIZE       guest RAM, e.g. 2G or 512M (default 2G)\n"
+         "  --gpu-cores N       Mali-G71 shader cores (1..32, default 8)\n"
+         "  --no-gpu            no Mali-G71 (no device, no device-tree node)\n"
          "Guest images:\n"
          "  --kernel FILE       Linux arm64 Image (raw or gzip)\n"
          "  --initrd FILE       initial ramdisk\n"
@@ -63,6 +65,7 @@ std::optional<unsigned long> parse_uint(const std::string& t) {
 
 std::optional<Options> parse_options(const std::vector<std::string>& args, std::string& error) {
   Options o;
+  bool gpu_cores_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     std::string inline_value;
@@ -88,9 +91,14 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
       return true;
     };
     std::string v;
+    if (has_inline && (a == "--help" || a == "--version" || a == "--gdb-wait" || a == "--no-gpu")) {
+      error = "option " + a + " takes no value";
+      return std::nullopt;
+    }
     if (a == "-h" || a == "--help") o.help = true;
     else if (a == "--version") o.version = true;
     else if (a == "--gdb-wait") o.gdb_wait = true;
+    else if (a == "--no-gpu") o.gpu = false;
     else if (a == "--platform") {
       if (!value(v)) return std::nullopt;
       if (v != "juno") {
@@ -117,6 +125,15 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
         return std::nullopt;
       }
       o.memory = *n;
+    } else if (a == "--gpu-cores") {
+      if (!value(v)) return std::nullopt;
+      auto n = parse_uint(v);
+      if (!n || *n < 1 || *n > 32) {
+        error = "--gpu-cores needs a shader core count from 1 to 32, not '" + v + "'";
+        return std::nullopt;
+      }
+      o.gpu_cores = static_cast<unsigned>(*n);
+      gpu_cores_given = true;
     } else if (a == "--gdb") {
       if (!value(v)) return std::nullopt;
       auto n = parse_uint(v);
@@ -129,6 +146,11 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
       error = "unknown option '" + args[i] + "' (see vplat --help)";
       return std::nullopt;
     }
+  }
+  // Both together are a contradiction; saying so beats silently ignoring one of them.
+  if (gpu_cores_given && !o.gpu) {
+    error = "--gpu-cores and --no-gpu contradict each other";
+    return std::nullopt;
   }
   if (o.gdb_wait && !o.gdb_port) {
     error = "--gdb-wait needs --gdb PORT";

@@ -14,6 +14,8 @@ struct Options {
   uint64_t memory = 2ull << 30;
   std::optional<uint16_t> gdb_port;
   bool gdb_wait = false;
+  bool gpu = true;           // --no-gpu: no Mali-G71 device and no device-tree node
+  unsigned gpu_cores = 8;    // --gpu-cores N: shader cores (SHADER_PRESENT = (1 << N) - 1)
   bool help = false, version = false;
 };
 

@@ -12,7 +12,7 @@ namespace {
 // GIC binding: interrupt specifier cells <type number flags>.
 constexpr uint32_t kGicSpi = 0, kGicPpi = 1;
 constexpr uint32_t kIrqLevelHigh = 4, kIrqLevelLow = 8;
-enum Phandle : uint32_t { kGic = 1, kUartClock, kApbClock, kGpuClock };
+enum Phandle : uint32_t { kGic = 1, kUartClock, kApbClock, kGpuClock, kGpuSupply };
 
 class Writer {
 public:
@@ -152,7 +152,22 @@ std::vector<uint8_t> build_dtb(const DtbConfig& c) {
 
   fixed_clock(w, "clk-uart", 7372800, kUartClock);
   fixed_clock(w, "clk-apb", 100000000, kApbClock);
-  fixed_clock(w, "clk-gpu", 600000000, kGpuClock);
+  // panfrost needs a clock (devm_clk_get fails without one); a fixed clock has no rate to manage.
+  if (c.gpu) {
+    fixed_clock(w, "clk-gpu", kGpuClockHz, kGpuClock);
+    // The GPU's supply rail. Without a mali-supply the driver still probes, but the OPP core logs an error and
+    // the regulator core a warning ("using dummy regulator"); a fixed, always-on rail is what a board without
+    // GPU voltage scaling has. Its driver (reg-fixed-voltage) is a module in Debian's kernel; the guest image
+    // built with --with-gpu loads it before panfrost.
+    w.begin("regulator-vgpu");
+    w.prop("compatible", std::string("regulator-fixed"));
+    w.prop("regulator-name", std::string("vdd_gpu"));
+    w.prop("regulator-min-microvolt", 800000u);
+    w.prop("regulator-max-microvolt", 800000u);
+    w.empty("regulator-always-on");
+    w.prop("phandle", static_cast<uint32_t>(kGpuSupply));
+    w.end();
+  }
 
   for (const auto& d : kDevices) {
     if (d.kind == DeviceKind::VirtioMmio && !c.virtio_disk) continue;
@@ -178,12 +193,17 @@ std::vector<uint8_t> build_dtb(const DtbConfig& c) {
       w.empty("dma-coherent");
       break;
     case DeviceKind::MaliG71:
+      // The arm,mali-bifrost binding: an SoC-specific compatible, then "arm,mali-bifrost" (what panfrost
+      // matches; the model and revision are read from GPU_ID). Interrupts in the binding's order job, mmu,
+      // gpu. dma-coherent: the GPU sees RAM exactly as the CPUs do (no caches are modelled), so the driver
+      // needs no cache maintenance.
       w.strings("compatible", {"arm,juno-mali", "arm,mali-bifrost"});
       w.cells("interrupts", {kGicSpi, static_cast<uint32_t>(d.spi[0]), kIrqLevelHigh, kGicSpi,
                              static_cast<uint32_t>(d.spi[1]), kIrqLevelHigh, kGicSpi, static_cast<uint32_t>(d.spi[2]),
                              kIrqLevelHigh});
       w.strings("interrupt-names", {"job", "mmu", "gpu"});
       w.cells("clocks", {kGpuClock});
+      w.cells("mali-supply", {kGpuSupply});
       w.empty("dma-coherent");
       break;
     }

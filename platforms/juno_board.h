@@ -38,6 +38,10 @@ inline constexpr BoardDevice kDevices[] = {
     {DeviceKind::MaliG71, "gpu", 0x2d000000, 0x10000, {33, 34, 32}}, // job, mmu, gpu
 };
 
+// The GPU's fixed clock in the device tree; the model's cycle counter counts at the same rate
+// (juno_machine.cpp checks that they agree).
+constexpr uint32_t kGpuClockHz = 800'000'000;
+
 constexpr int kTimerPpis[4] = {13, 14, 11, 10}; // secure phys, non-secure phys, virtual, hypervisor
 
 struct DtbConfig {

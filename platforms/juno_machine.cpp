@@ -14,6 +14,7 @@ constexpr uint64_t kQuantum = 2000;
 // The RTC starts at a fixed time so that runs repeat exactly (2026-01-01 00:00:00 UTC).
 constexpr uint32_t kRtcEpoch = 1767225600;
 constexpr int kSpiBase = 32;
+static_assert(juno::kGpuClockHz == gpu::MaliG71::kGpuClockHz, "the DT clock and the GPU's cycle counter disagree");
 } // namespace
 
 JunoMachine::JunoMachine(const Options& options) : options_(options) {}
@@ -57,7 +58,19 @@ bool JunoMachine::load(std::string& error) {
       }
       bus_.add_device(d.base, d.size, disk_.get());
       break;
-    case juno::DeviceKind::MaliG71: break; // the GPU model arrives with the GPU-DEV issue
+    case juno::DeviceKind::MaliG71:
+      if (!options_.gpu) break;
+      try {
+        gpu_ = std::make_unique<gpu::MaliG71>(bus_, gic_->spi_line(kSpiBase + d.spi[0]), gic_->spi_line(kSpiBase + d.spi[1]),
+                                              gic_->spi_line(kSpiBase + d.spi[2]), options_.gpu_cores);
+      } catch (const std::exception& e) {
+        error = e.what();
+        return false;
+      }
+      // TIMESTAMP counts the system counter, as the CPUs' CNTPCT does (panfrost reports both with one frequency).
+      gpu_->set_clock(&clock_);
+      bus_.add_device(d.base, d.size, gpu_.get());
+      break;
     }
   }
 
@@ -107,6 +120,7 @@ bool JunoMachine::load(std::string& error) {
   dc.ram_size = options_.memory;
   dc.bootargs = options_.append;
   dc.virtio_disk = disk_ != nullptr;
+  dc.gpu = gpu_ != nullptr;
   // Plan with a worst-case DTB size, then generate the real one with the initrd's final range.
   auto layout = plan_boot(banks[0].first, banks[0].second, kernel->text_offset, kernel->image_size, kMaxDtbSize,
                           initrd.size(), error);

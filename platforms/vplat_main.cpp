@@ -16,6 +16,7 @@ vplat::juno::DtbConfig dtb_config(const vplat::Options& o) {
   c.ram_size = o.memory;
   c.bootargs = o.append;
   c.virtio_disk = !o.disk.empty();
+  c.gpu = o.gpu;
   return c;
 }
 

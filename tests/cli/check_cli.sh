@@ -30,8 +30,15 @@ check memory-small 2 1 --memory 1M
 check platform-unknown 2 1 --platform vexpress
 check gdb-port-bad 2 1 --gdb 70000
 check gdb-wait-alone 2 1 --gdb-wait
+check gpu-cores-zero 2 1 --gpu-cores 0
+check gpu-cores-33 2 1 --gpu-cores 33
+check gpu-cores-text 2 1 --gpu-cores eight
+check gpu-cores-missing 2 1 --gpu-cores
+check gpu-cores-and-no-gpu 2 1 --no-gpu --gpu-cores 4
+check no-gpu-with-value 2 1 --no-gpu=yes
 check help-mentions-flags 0 0 --help
-"$vplat" --help | grep -q -- '--platform' && "$vplat" --help | grep -q -- '--smp' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL help text lacks flags"; }
+"$vplat" --help | grep -q -- '--platform' && "$vplat" --help | grep -q -- '--smp' &&
+  "$vplat" --help | grep -q -- '--gpu-cores N' && "$vplat" --help | grep -q -- '--no-gpu' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL help text lacks flags"; }
 "$vplat" --version | grep -qE '^vplat [0-9]+\.[0-9]+\.[0-9]+$' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL version format"; }
 # --dump-dtb writes a blob that dtc (an independent parser) accepts without warnings.
 dtb=$(mktemp)
@@ -40,7 +47,23 @@ if "$vplat" --smp 6 --memory 4G --append "console=ttyAMA0" --dump-dtb "$dtb" && 
 else
   fail=$((fail + 1)); echo "FAIL dump-dtb: dtc rejected or warned about the generated tree"
 fi
-rm -f "$dtb"
+# The GPU node is there by default (its binding's compatible last) and gone with --no-gpu. dtc prints a
+# string list as "a\0b" or "a", "b" depending on its version; both are accepted.
+dts=$(mktemp)
+if "$vplat" --gpu-cores 32 --dump-dtb "$dtb" && dtc -I dtb -O dts -o "$dts" "$dtb" 2>/dev/null &&
+   grep -q 'gpu@2d000000 {' "$dts" && grep -qE 'compatible = "arm,juno-mali(\\0|", ")arm,mali-bifrost";' "$dts" &&
+   grep -qE 'interrupt-names = "job(\\0|", ")mmu(\\0|", ")gpu";' "$dts"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "FAIL dump-dtb: no GPU node by default"
+fi
+if "$vplat" --no-gpu --dump-dtb "$dtb" && dtc -I dtb -O dts -o "$dts" "$dtb" 2>/dev/null &&
+   ! grep -q 'gpu@' "$dts" && ! grep -q 'mali' "$dts"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "FAIL dump-dtb: --no-gpu left a GPU node"
+fi
+rm -f "$dtb" "$dts"
 check dump-dtb-unwritable 2 1 --dump-dtb /nonexistent/dir/x.dtb
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -163,6 +163,23 @@ TEST_F(MaliTest, RegisterTableIsConsistent) {
   EXPECT_EQ(gpu->describe(0x3000), nullptr);
 }
 
+// panfrost_perfcnt_init writes PERFCNT_CFG, JM_EN, SHADER_EN, MMU_L2_EN and TILER_EN (0x68, 0x6c, 0x70, 0x7c,
+// 0x74 in panfrost_regs.h) at probe; they are plain storage on the hardware, reset to 0 (counters off).
+TEST_F(MaliTest, PerfCounterSetupRegistersHoldValues) {
+  const std::pair<uint32_t, const char*> regs[] = {{0x60, "PRFCNT_BASE_LO"}, {0x64, "PRFCNT_BASE_HI"},
+                                                   {0x68, "PRFCNT_CONFIG"},  {0x6c, "PRFCNT_JM_EN"},
+                                                   {0x70, "PRFCNT_SHADER_EN"}, {0x74, "PRFCNT_TILER_EN"},
+                                                   {0x7c, "PRFCNT_MMU_L2_EN"}};
+  for (auto [off, name] : regs) {
+    ASSERT_NE(gpu->describe(off), nullptr) << std::hex << off;
+    EXPECT_EQ(gpu->describe(off)->name, name);
+    EXPECT_EQ(rd(off), 0u) << name;
+    wr(off, 0xffffffff);
+    EXPECT_EQ(rd(off), 0xffffffffu) << name;
+  }
+  EXPECT_EQ(gpu->describe(0x78), nullptr); // no L3 cache counters on Bifrost
+}
+
 TEST_F(MaliTest, UnknownOffsetsReadZeroAndIgnoreWrites) {
   for (uint32_t off : {0x3000u, 0xfffcu, 0x2c0u, 0x1020u, reg::js(3, 0), reg::as(8, 0), reg::js(1, 0x28), reg::as(0, 0x2c)}) {
     wr(off, 0xdeadbeef);

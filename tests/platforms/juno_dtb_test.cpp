@@ -74,3 +74,39 @@ TEST(JunoDtb, InitrdAndOptionalDevices) {
   EXPECT_EQ(d.str("/virtio@1c130000", "compatible"), "virtio,mmio");
   EXPECT_EQ(d.cells("/gpu@2d000000", "interrupts"), (std::vector<uint32_t>{0, 33, 4, 0, 34, 4, 0, 32, 4}));
 }
+
+// The GPU node against Documentation/devicetree/bindings/gpu/arm,mali-bifrost.yaml: node name gpu@..., two
+// compatibles ending in "arm,mali-bifrost", one 64 KiB reg window, three interrupts named job/mmu/gpu (Juno
+// SPIs 33/34/32, level-high), and a clock (panfrost fails to probe without one).
+TEST(JunoDtb, GpuNodeFollowsTheBifrostBinding) {
+  vplat::juno::DtbConfig c;
+  c.gpu = true;
+  Dtb d(c);
+  int len = 0;
+  auto* compat = static_cast<const char*>(fdt_getprop(d.fdt(), d.node("/gpu@2d000000"), "compatible", &len));
+  ASSERT_NE(compat, nullptr);
+  EXPECT_EQ(std::string(compat, static_cast<size_t>(len)), std::string("arm,juno-mali\0arm,mali-bifrost\0", 31));
+  EXPECT_EQ(d.cells("/gpu@2d000000", "reg"), (std::vector<uint32_t>{0, 0x2d000000, 0, 0x10000}));
+  auto* names = static_cast<const char*>(fdt_getprop(d.fdt(), d.node("/gpu@2d000000"), "interrupt-names", &len));
+  ASSERT_NE(names, nullptr);
+  EXPECT_EQ(std::string(names, static_cast<size_t>(len)), std::string("job\0mmu\0gpu\0", 12));
+  auto clocks = d.cells("/gpu@2d000000", "clocks");
+  ASSERT_EQ(clocks.size(), 1u);
+  int clk = fdt_node_offset_by_phandle(d.fdt(), clocks[0]);
+  ASSERT_GE(clk, 0);
+  EXPECT_STREQ(static_cast<const char*>(fdt_getprop(d.fdt(), clk, "compatible", nullptr)), "fixed-clock");
+  EXPECT_EQ(d.cells("/clk-gpu", "clock-frequency"), (std::vector<uint32_t>{800000000}));
+  // The supply: a fixed regulator (without one the OPP and regulator cores complain at probe).
+  auto supply = d.cells("/gpu@2d000000", "mali-supply");
+  ASSERT_EQ(supply.size(), 1u);
+  int reg = fdt_node_offset_by_phandle(d.fdt(), supply[0]);
+  ASSERT_GE(reg, 0);
+  EXPECT_STREQ(static_cast<const char*>(fdt_getprop(d.fdt(), reg, "compatible", nullptr)), "regulator-fixed");
+  EXPECT_NE(fdt_getprop(d.fdt(), reg, "regulator-always-on", nullptr), nullptr);
+  // Without the GPU neither the node nor its clock and supply are there.
+  c.gpu = false;
+  Dtb none(c);
+  EXPECT_LT(none.node("/gpu@2d000000"), 0);
+  EXPECT_LT(none.node("/clk-gpu"), 0);
+  EXPECT_LT(none.node("/regulator-vgpu"), 0);
+}

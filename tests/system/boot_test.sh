@@ -3,6 +3,9 @@
 #   boot_test.sh VPLAT IMAGE_DIR [vplat options...]
 # Passes when the guest prints the /init banner, the command's output, "exit status 0", vplat exits 0 on the
 # guest's power-off, and the kernel log has no warning, oops, BUG or hung-task report.
+# Environment: BOOT_CMD (the command), BOOT_APPEND (more kernel arguments), BOOT_DISK=yes (boot with a copy of
+# IMAGE_DIR/disk.img), BOOT_EXPECT, BOOT_EXPECT2 .. BOOT_EXPECT5 (extended regexps some console line must
+# match), BOOT_REJECT (an extended regexp no console line may match).
 set -uo pipefail
 vplat=$1
 dir=$2
@@ -35,7 +38,14 @@ check() { # description, grep pattern
 check "banner from /init" '^vplat guest: .* ready$'
 check "command output" "^$marker\$"
 check "command exit status" '^vplat guest: exit status 0$'
-for extra in ${BOOT_EXPECT:+"$BOOT_EXPECT"}; do check "expected output: $extra" "$extra"; done
+for v in BOOT_EXPECT BOOT_EXPECT2 BOOT_EXPECT3 BOOT_EXPECT4 BOOT_EXPECT5; do
+  extra=${!v:-}
+  [ -n "$extra" ] && check "expected output: $extra" "$extra"
+done
+if [ -n "${BOOT_REJECT:-}" ]; then
+  if grep -nE "$BOOT_REJECT" "$log"; then echo "FAIL unwanted output (above): $BOOT_REJECT"; fail=1
+  else echo "ok   no output matching $BOOT_REJECT"; fi
+fi
 if grep -nE 'WARNING:|Oops|BUG:|Call trace:|blocked for more than|rcu_sched self-detected|soft lockup|timed out' "$log"; then
   echo "FAIL kernel log has warnings (above)"
   fail=1
