@@ -52,6 +52,12 @@ uint64_t MaliG71::cycle_count() const {
 }
 
 uint64_t MaliG71::read(uint64_t offset, unsigned size) {
+  uint64_t v = read_locked(offset, size);
+  if (trace_) trace('R', static_cast<uint32_t>(offset), size, v);
+  return v;
+}
+
+uint64_t MaliG71::read_locked(uint64_t offset, unsigned size) {
   std::lock_guard lock(mu_);
   if (offset >= kWindowSize || offset + size > kWindowSize || (offset & (size - 1))) return 0;
   uint32_t off = static_cast<uint32_t>(offset);
@@ -64,6 +70,11 @@ uint64_t MaliG71::read(uint64_t offset, unsigned size) {
 }
 
 void MaliG71::write(uint64_t offset, unsigned size, uint64_t value) {
+  if (trace_) trace('W', static_cast<uint32_t>(offset), size, value);
+  write_locked(offset, size, value);
+}
+
+void MaliG71::write_locked(uint64_t offset, unsigned size, uint64_t value) {
   std::lock_guard lock(mu_);
   if (offset >= kWindowSize || offset + size > kWindowSize || (offset & (size - 1))) return;
   uint32_t off = static_cast<uint32_t>(offset);
@@ -281,6 +292,36 @@ void MaliG71::update_irqs() {
   gpu_irq_.set(r(reg::GPU_INT_RAWSTAT) & r(reg::GPU_INT_MASK));
   job_irq_.set(r(reg::JOB_INT_RAWSTAT) & r(reg::JOB_INT_MASK));
   mmu_irq_.set(r(reg::MMU_INT_RAWSTAT) & r(reg::MMU_INT_MASK));
+}
+
+} // namespace vplat::gpu
+
+namespace vplat::gpu {
+
+void MaliG71::trace(char dir, uint32_t off, unsigned size, uint64_t value) {
+  const RegDesc* d = describe(off & ~3u);
+  std::string name = d ? d->name : "(no register)";
+  // Command registers: say what the value asks for.
+  const char* what = nullptr;
+  auto ends_with = [&](const char* suffix) {
+    size_t n = std::char_traits<char>::length(suffix);
+    return name.size() >= n && name.compare(name.size() - n, n, suffix) == 0;
+  };
+  if (dir == 'W' && name == "GPU_COMMAND") {
+    static const char* gpu[] = {"NOP", "SOFT_RESET", "HARD_RESET", "PERFCNT_CLEAR", "PERFCNT_SAMPLE",
+                                "CYCLE_COUNT_START", "CYCLE_COUNT_STOP", "CLEAN_CACHES", "CLEAN_INV_CACHES"};
+    if (value < 9) what = gpu[value];
+  } else if (dir == 'W' && name.rfind("AS", 0) == 0 && ends_with("_COMMAND")) {
+    static const char* as[] = {"NOP", "UPDATE", "LOCK", "UNLOCK", "FLUSH_PT", "FLUSH_MEM"};
+    if (value < 6) what = as[value];
+  } else if (dir == 'W' && name.rfind("JS", 0) == 0 && (ends_with("_COMMAND") || ends_with("_COMMAND_NEXT"))) {
+    static const char* js[] = {"NOP", "START", "SOFT_STOP", "HARD_STOP"};
+    if (value < 4) what = js[value];
+  }
+  double seconds = static_cast<double>(ticks()) / dev::VirtualClock::kFrequency;
+  std::fprintf(trace_, "[%12.6f] gpu %c %-24s 0x%04x %s 0x%0*llx%s%s\n", seconds, dir, name.c_str(), off,
+               dir == 'R' ? "->" : "<-", size == 8 ? 16 : 8, static_cast<unsigned long long>(value),
+               what ? "  " : "", what ? what : "");
 }
 
 } // namespace vplat::gpu

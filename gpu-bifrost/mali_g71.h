@@ -19,6 +19,7 @@
 #include "gpu-bifrost/mali_regs.h"
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -43,6 +44,11 @@ public:
   // and CYCLE_COUNT. Without one both read 0.
   void set_clock(const dev::VirtualClock* clock);
 
+  // Writes one line per register access to `out` (nullptr: off): virtual seconds since machine start (the
+  // guest's dmesg clock starts a little later, when its clocksource registers),
+  // R/W, the register's name and offset, the value, and command values by name.
+  void set_trace(std::FILE* out) { trace_ = out; }
+
   unsigned shader_cores() const { return config_.shader_cores; }
   // The register table (names, kinds, reset values) for tracing and tests; nullptr for an unknown offset.
   const RegDesc* describe(uint32_t offset) const;
@@ -66,6 +72,10 @@ private:
   bool cycle_running_ = false;
   uint64_t cycle_base_ = 0, cycle_start_ticks_ = 0;
   std::mutex mu_;
+  std::FILE* trace_ = nullptr;
+  void trace(char dir, uint32_t off, unsigned size, uint64_t value);
+  uint64_t read_locked(uint64_t offset, unsigned size);
+  void write_locked(uint64_t offset, unsigned size, uint64_t value);
 
   void reset();
   uint32_t read32(uint32_t off);

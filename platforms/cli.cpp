@@ -39,6 +39,8 @@ std::string help_text() {
          "  --append \"ARGS\"     kernel command line\n"
          "  --dump-dtb FILE     write the generated device tree and exit\n"
          "Debugging:\n"
+         "  --trace LIST        trace events: gpu-regs (every GPU register access, by name)\n"
+         "  --trace-file FILE   write traces to FILE (default: stderr)\n"
          "  --gdb PORT          GDB remote stub on 127.0.0.1:PORT\n"
          "  --gdb-wait          wait for GDB to attach before starting\n"
          "General:\n"
@@ -109,6 +111,24 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
     } else if (a == "--kernel" || a == "--initrd" || a == "--disk" || a == "--append" || a == "--dump-dtb") {
       if (!value(v)) return std::nullopt;
       (a == "--kernel" ? o.kernel : a == "--initrd" ? o.initrd : a == "--disk" ? o.disk : a == "--append" ? o.append : o.dump_dtb) = v;
+    } else if (a == "--trace") {
+      if (!value(v)) return std::nullopt;
+      size_t start = 0;
+      while (start <= v.size()) {
+        size_t comma = v.find(',', start);
+        std::string item = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (item == "gpu-regs") {
+          o.trace_gpu_regs = true;
+        } else {
+          error = "unknown trace category '" + item + "' (available: gpu-regs)";
+          return std::nullopt;
+        }
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    } else if (a == "--trace-file") {
+      if (!value(v)) return std::nullopt;
+      o.trace_file = v;
     } else if (a == "--smp") {
       if (!value(v)) return std::nullopt;
       auto n = parse_uint(v);

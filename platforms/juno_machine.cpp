@@ -19,7 +19,11 @@ static_assert(juno::kGpuClockHz == gpu::MaliG71::kGpuClockHz, "the DT clock and 
 
 JunoMachine::JunoMachine(const Options& options) : options_(options) {}
 
-JunoMachine::~JunoMachine() { console_.flush(); }
+JunoMachine::~JunoMachine() {
+  console_.flush();
+  if (gpu_) gpu_->set_trace(nullptr);
+  if (trace_owned_) std::fclose(trace_);
+}
 
 std::unique_ptr<JunoMachine> JunoMachine::create(const Options& options, std::string& error) {
   std::unique_ptr<JunoMachine> m(new JunoMachine(options));
@@ -69,6 +73,17 @@ bool JunoMachine::load(std::string& error) {
       }
       // TIMESTAMP counts the system counter, as the CPUs' CNTPCT does (panfrost reports both with one frequency).
       gpu_->set_clock(&clock_);
+      if (options_.trace_gpu_regs) {
+        if (!trace_) {
+          trace_ = options_.trace_file.empty() ? stderr : std::fopen(options_.trace_file.c_str(), "w");
+          if (!trace_) {
+            error = "cannot write the trace file '" + options_.trace_file + "'";
+            return false;
+          }
+          trace_owned_ = !options_.trace_file.empty();
+        }
+        gpu_->set_trace(trace_);
+      }
       bus_.add_device(d.base, d.size, gpu_.get());
       break;
     }

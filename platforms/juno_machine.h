@@ -16,6 +16,7 @@
 #include "platforms/console.h"
 #include "platforms/gdbstub.h"
 #include "platforms/psci.h"
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -97,6 +98,8 @@ private:
   std::string pending_input_;
   std::optional<Outcome> outcome_;
   uint64_t instructions_ = 0;
+  std::FILE* trace_ = nullptr; // --trace output (stderr or --trace-file)
+  bool trace_owned_ = false;
   uint64_t rounds_ = 0;
 };
 

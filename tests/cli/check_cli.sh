@@ -30,6 +30,8 @@ check memory-small 2 1 --memory 1M
 check platform-unknown 2 1 --platform vexpress
 check gdb-port-bad 2 1 --gdb 70000
 check gdb-wait-alone 2 1 --gdb-wait
+check trace-unknown 2 1 --trace bogus
+check trace-file-missing-value 2 1 --trace-file
 check gpu-cores-zero 2 1 --gpu-cores 0
 check gpu-cores-33 2 1 --gpu-cores 33
 check gpu-cores-text 2 1 --gpu-cores eight

@@ -548,3 +548,26 @@ TEST_F(MaliTest, LongChainIsBounded) {
 }
 
 } // namespace
+
+// --trace gpu-regs: one line per access, with the register's name, offset, value and command names.
+TEST_F(MaliTest, TraceNamesRegistersAndCommands) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  gpu->set_trace(f);
+  rd(reg::GPU_ID);
+  wr(reg::GPU_COMMAND, GPU_CMD_SOFT_RESET);
+  wr(reg::as(1, reg::AS_COMMAND), AS_CMD_UPDATE);
+  wr(reg::js(1, reg::JS_COMMAND_NEXT), JS_CMD_NOP);
+  rd(0xfff0); // nothing there
+  gpu->set_trace(nullptr);
+  std::rewind(f);
+  std::string text;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, f)) text += buf;
+  std::fclose(f);
+  EXPECT_NE(text.find("gpu R GPU_ID                   0x0000 -> 0x60000000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("gpu W GPU_COMMAND              0x0030 <- 0x00000001  SOFT_RESET\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("gpu W AS1_COMMAND              0x2458 <- 0x00000001  UPDATE\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("gpu W JS1_COMMAND_NEXT         0x18e0 <- 0x00000000  NOP\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("gpu R (no register)            0xfff0 -> 0x00000000\n"), std::string::npos) << text;
+}
