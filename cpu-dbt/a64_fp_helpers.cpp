@@ -26,8 +26,9 @@ uint64_t by_size(uint64_t esize, F16 f16, F32 f32, F64 f64) {
   return f64();
 }
 
-#define VPLAT_FP_BIN(helper, op)                                                                               \
-  uint64_t helper##_impl(State& s, uint64_t esize, uint64_t a, uint64_t b) {                                   \
+// One binary FP operation at the element size the instruction names: FPCR in, FPSR flags out.
+#define VPLAT_FP_BINARY_FN(name, op)                                                                           \
+  uint64_t name(State& s, uint64_t esize, uint64_t a, uint64_t b) {                                            \
     uint32_t fpsr = s.FPSR;                                                                                    \
     const uint32_t fpcr = s.FPCR;                                                                              \
     uint64_t r = by_size(                                                                                      \
@@ -37,6 +38,7 @@ uint64_t by_size(uint64_t esize, F16 f16, F32 f32, F64 f64) {
     s.FPSR = fpsr;                                                                                             \
     return r;                                                                                                  \
   }
+#define VPLAT_FP_BIN(helper, op) VPLAT_FP_BINARY_FN(helper##_impl, op)
 
 VPLAT_FP_BIN(add, add)
 VPLAT_FP_BIN(sub, sub)
@@ -110,17 +112,7 @@ uint64_t fp_compare(State& s, uint64_t esize, uint64_t a, uint64_t b, uint64_t s
   return r & 0xf;
 }
 
-#define VPLAT_FP_CMP(helper, op)                                                                               \
-  uint64_t helper(State& s, uint64_t esize, uint64_t a, uint64_t b) {                                          \
-    uint32_t fpsr = s.FPSR;                                                                                    \
-    const uint32_t fpcr = s.FPCR;                                                                              \
-    uint64_t r = by_size(                                                                                      \
-        esize, [&]() -> uint64_t { return fp::op##16(uint16_t(a), uint16_t(b), fpcr, fpsr); },                \
-        [&]() -> uint64_t { return fp::op##32(uint32_t(a), uint32_t(b), fpcr, fpsr); },                       \
-        [&]() -> uint64_t { return fp::op##64(a, b, fpcr, fpsr); });                                           \
-    s.FPSR = fpsr;                                                                                             \
-    return r;                                                                                                  \
-  }
+#define VPLAT_FP_CMP(helper, op) VPLAT_FP_BINARY_FN(helper, op)
 VPLAT_FP_CMP(fp_compare_eq, cmp_eq)
 VPLAT_FP_CMP(fp_compare_ge, cmp_ge)
 VPLAT_FP_CMP(fp_compare_gt, cmp_gt)
