@@ -301,15 +301,24 @@ inline Core::TlbEntry* hit(Core::TlbEntry& e, uint64_t Core::TlbEntry::*tag, uin
 }
 } // namespace
 
+// The TLB entry for a data access to `va`, walking the tables on a miss; nullptr (with the abort raised)
+// when the translation faults.
+static Core::TlbEntry* data_entry(Core& c, uint64_t va, Access kind) {
+  const bool write = kind == Access::Write;
+  auto& slot = c.tlb_[c.access_el_][(va >> 12) & (Core::kTlbSize - 1)];
+  Core::TlbEntry* e = hit(slot, write ? &Core::TlbEntry::write : &Core::TlbEntry::read, va);
+  uint8_t fault = 0;
+  if (!e && !c.translate_fill(va, kind, c.access_el_, e, fault)) {
+    c.raise_data_abort(va, fault, write);
+    return nullptr;
+  }
+  return e;
+}
+
 // One access that does not cross a page; raises the abort on failure.
 static bool page_read(Core& c, uint64_t va, unsigned size, uint64_t& v) {
-  auto& slot = c.tlb_[c.access_el_][(va >> 12) & (Core::kTlbSize - 1)];
-  Core::TlbEntry* e = hit(slot, &Core::TlbEntry::read, va);
-  uint8_t fault = 0;
-  if (!e && !c.translate_fill(va, Access::Read, c.access_el_, e, fault)) {
-    c.raise_data_abort(va, fault, false);
-    return false;
-  }
+  Core::TlbEntry* e = data_entry(c, va, Access::Read);
+  if (!e) return false;
   v = 0;
   if (e->host) {
     std::memcpy(&v, e->host + (va & 0xfff), size);
@@ -323,13 +332,8 @@ static bool page_read(Core& c, uint64_t va, unsigned size, uint64_t& v) {
 }
 
 static bool page_write(Core& c, uint64_t va, unsigned size, uint64_t v) {
-  auto& slot = c.tlb_[c.access_el_][(va >> 12) & (Core::kTlbSize - 1)];
-  Core::TlbEntry* e = hit(slot, &Core::TlbEntry::write, va);
-  uint8_t fault = 0;
-  if (!e && !c.translate_fill(va, Access::Write, c.access_el_, e, fault)) {
-    c.raise_data_abort(va, fault, true);
-    return false;
-  }
+  Core::TlbEntry* e = data_entry(c, va, Access::Write);
+  if (!e) return false;
   uint64_t pa = e->pa | (va & 0xfff);
   if (*c.monitors_active_) c.group->store_to(c, pa, size);
   if (e->host) {
