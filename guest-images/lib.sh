@@ -274,7 +274,10 @@ build_guest_programs() {
   local sysroot=$work/sysroot uapi=$work/uapi d
   rm -rf "$sysroot" "$uapi"
   mkdir -p "$sysroot" "$uapi"
-  for d in libc6-dev:arm64 linux-libc-dev:arm64; do
+  # trixie's linux-libc-dev is Architecture: all (one multiarch package); bookworm's is per architecture.
+  local libc_headers=linux-libc-dev:arm64
+  [ -n "${APT_INFO[$libc_headers]:-}" ] || libc_headers=linux-libc-dev:all
+  for d in libc6-dev:arm64 "$libc_headers"; do
     fetch_deb "$d"
     dpkg-deb -x "$DEB_PATH" "$sysroot"
   done
