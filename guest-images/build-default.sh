@@ -122,8 +122,14 @@ module_set() {
     esac
     printf '%s\n' "$base" >>"$tmp/order"
   done <"$work/modlist"
-  rm -rf "$MODSET"
-  mv "$tmp" "$MODSET"
+  # Another build (make -j) may have finished the same set meanwhile: keep whichever is complete.
+  if [ -s "$MODSET/order" ]; then
+    rm -rf "$tmp"
+  else
+    rm -rf "$MODSET"
+    mv -T "$tmp" "$MODSET" 2>/dev/null || rm -rf "$tmp"
+    [ -s "$MODSET/order" ] || die "could not store the module set in $MODSET"
+  fi
 }
 
 tree=$work/rootfs
