@@ -155,7 +155,7 @@ if [ "$GPU" != none ]; then
   if [ "$GPU" = boot ]; then mapfile -t -O "${#boot_order[@]}" boot_order <"$MODSET/order"; fi
   gpu_note="$(tr '\n' ' ' <"$MODSET/order" | sed 's/ $//') (loaded: $GPU)"
   install -m 0755 "$here/rootfs/vplat-gpu-load" "$tree/usr/sbin/vplat-gpu-load"
-  build_guest_programs "$tree" "$work"
+  build_guest_programs "$tree" "$work" "$here/programs"
 fi
 modules_note=none
 if [ ${#boot_order[@]} -gt 0 ]; then

@@ -258,7 +258,8 @@ write_cpio() {
   mv "$out.tmp" "$out"
 }
 
-# build_guest_programs TREE WORKDIR: cross-compiles each guest-images/programs/NAME.c into TREE/usr/bin/NAME,
+# build_guest_programs TREE WORKDIR SRCDIR: cross-compiles each SRCDIR/NAME.c (guest-images/programs) into
+# TREE/usr/bin/NAME,
 # static (the initramfs has no libc), with aarch64-linux-gnu-gcc against a sysroot unpacked from the suite's
 # libc6-dev:arm64 and linux-libc-dev:arm64. The DRM UAPI headers (drm/drm.h, drm/panfrost_drm.h) come from
 # the linux-headers-<release>-common package of the very kernel the image boots: Debian's linux-libc-dev
@@ -266,7 +267,7 @@ write_cpio() {
 # un-exported copies, so __user (which headers_install would strip) is defined empty. Requires apt_setup
 # and kernel_package. Sets GUEST_PROGRAMS ("name bytes sha256" per program, ';'-separated).
 build_guest_programs() {
-  local tree=$1 work=$2 src=$here/programs
+  local tree=$1 work=$2 src=$3
   need_tools aarch64-linux-gnu-gcc tar
   local headers=${KPKG/#linux-image-/linux-headers-}
   headers=${headers%-arm64}-common
