@@ -259,9 +259,8 @@ write_cpio() {
 }
 
 # build_guest_programs TREE WORKDIR SRCDIR: cross-compiles each SRCDIR/NAME.c (guest-images/programs) into
-# TREE/usr/bin/NAME,
-# static (the initramfs has no libc), with aarch64-linux-gnu-gcc against a sysroot unpacked from the suite's
-# libc6-dev:arm64 and linux-libc-dev:arm64. The DRM UAPI headers (drm/drm.h, drm/panfrost_drm.h) come from
+# TREE/usr/bin/NAME, static (the initramfs has no libc), with aarch64-linux-gnu-gcc against a sysroot unpacked
+# from the suite's libc6-dev:arm64 and linux-libc-dev. The DRM UAPI headers (drm/drm.h, drm/panfrost_drm.h) come from
 # the linux-headers-<release>-common package of the very kernel the image boots: Debian's linux-libc-dev
 # leaves include/drm out, and libdrm-dev has no panfrost_drm.h. Those headers are the kernel's
 # un-exported copies, so __user (which headers_install would strip) is defined empty. Requires apt_setup
