@@ -39,6 +39,8 @@ clean:
 	@rm -rf $(BUILD)
 
 # Guest images from Debian arm64 packages (guest-images/README.md); downloads are cached outside the repo.
+# Each carries Debian's panfrost module and our GPU test program panfrost-smoke; in the guest, vplat-gpu-load
+# loads the module.
 .PHONY: image image-trixie image-disk image-gpu
 image:
 	@./guest-images/build-default.sh $(BUILD)/guest
@@ -49,6 +51,6 @@ image-trixie:
 image-disk:
 	@./guest-images/build-disk.sh $(BUILD)/guest-disk
 
-# The default image plus Debian's panfrost module and its dependencies, loaded by /init at boot.
+# The default image with /init loading panfrost and its dependencies at boot.
 image-gpu:
 	@./guest-images/build-default.sh --with-gpu $(BUILD)/guest-gpu

@@ -2,11 +2,13 @@
 # Builds the default vplat guest: Debian's arm64 kernel Image plus a busybox initramfs whose /init is
 # guest-images/rootfs/init. See guest-images/README.md.
 #
-#   build-default.sh [--suite bookworm|trixie|...] [--with-virtio] [--with-gpu] [--update] [OUTDIR]
+#   build-default.sh [--suite bookworm|trixie|...] [--with-virtio] [--with-gpu | --no-gpu] [--update] [OUTDIR]
 #
 # OUTDIR defaults to build/guest (build/guest-<suite> for a non-default suite), relative to the
 # repository root. Outputs: OUTDIR/Image, OUTDIR/initramfs.cpio.gz, OUTDIR/manifest.txt.
-# --with-virtio / --with-gpu bundle kernel modules (disk root / panfrost) that /init loads at boot.
+# Every image carries Debian's panfrost module with its dependencies (loaded on request by vplat-gpu-load)
+# and our GPU test program panfrost-smoke; --with-gpu has /init load the GPU modules at boot, --no-gpu leaves
+# both out. --with-virtio bundles the disk-root modules, which /init loads at boot.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -16,7 +18,7 @@ repo=$(cd "$here/.." && pwd)
 
 SUITE=bookworm
 WITH_VIRTIO=0
-WITH_GPU=0
+GPU=on-request # on-request | boot | none
 UPDATE=0
 OUTDIR=
 # Modules (with their dependencies and softdeps) for a virtio-blk ext4 root: see vplat.root in init.
@@ -26,13 +28,14 @@ VIRTIO_MODULES=(virtio_mmio virtio_blk ext4)
 # (vplat's device tree gives the GPU a fixed regulator) and must be there before panfrost probes.
 GPU_MODULES=(fixed panfrost)
 
-usage() { sed -n '2,8s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }
+usage() { sed -n '2,11s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --suite) [ $# -ge 2 ] || die "--suite needs a value"; SUITE=$2; shift 2 ;;
     --suite=*) SUITE=${1#*=}; shift ;;
     --with-virtio) WITH_VIRTIO=1; shift ;;
-    --with-gpu) WITH_GPU=1; shift ;;
+    --with-gpu) GPU=boot; shift ;;
+    --no-gpu) GPU=none; shift ;;
     --update) UPDATE=1; shift ;;
     -h|--help) usage 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
@@ -46,10 +49,6 @@ fi
 [[ $SUITE =~ ^[a-z][a-z0-9-]*$ ]] || die "bad suite name '$SUITE'"
 
 need_tools apt-get apt-cache dpkg dpkg-deb cpio gzip sha256sum find awk
-MODULES=()
-[ "$WITH_VIRTIO" = 0 ] || MODULES+=("${VIRTIO_MODULES[@]}")
-[ "$WITH_GPU" = 0 ] || MODULES+=("${GPU_MODULES[@]}")
-[ ${#MODULES[@]} -eq 0 ] || need_tools depmod modprobe
 
 apt_setup "$SUITE" "$UPDATE"
 log "suite $SUITE (apt: $APT_MODE, mirror $MIRROR)"
@@ -61,13 +60,19 @@ fetch_deb "$KPKG:arm64"; kernel_deb=$DEB_PATH
 work=$(mktemp -d "${TMPDIR:-/tmp}/vplat-guest.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# The Image (and its release name) is kept next to the .deb cache so that rebuilds without modules
-# skip unpacking the 60 MB kernel package; bundling modules needs the module tree, so it always unpacks.
+# The Image, its release name and each resolved module set are kept next to the .deb cache, so that rebuilds
+# skip unpacking the 60-90 MB kernel package.
 kcache=$VPLAT_CACHE/kernels/${kernel_deb##*/}
 kcache=${kcache%.deb}
-if [ ${#MODULES[@]} -gt 0 ] || [ ! -f "$kcache/Image" ] || [ ! -s "$kcache/release" ]; then
+kernel_unpacked=
+unpack_kernel() {
+  [ -z "$kernel_unpacked" ] || return 0
   log "unpacking $KPKG"
   dpkg-deb -x "$kernel_deb" "$work/kernel"
+  kernel_unpacked=1
+}
+if [ ! -f "$kcache/Image" ] || [ ! -s "$kcache/release" ]; then
+  unpack_kernel
   vmlinuz=$(find "$work/kernel/boot" -maxdepth 1 -name 'vmlinuz-*' | head -n1)
   [ -n "$vmlinuz" ] || die "$KPKG contains no /boot/vmlinuz-*"
   mkdir -p "$kcache"
@@ -79,36 +84,82 @@ KREL=$(cat "$kcache/release")
 [ "$(dd if="$kcache/Image" bs=1 skip=56 count=4 2>/dev/null)" = "ARMd" ] ||
   die "the kernel of $KPKG is not a raw arm64 Image (no ARMd magic at 0x38)"
 
+# module_set MODULE...: the modules with all their dependencies and softdeps, as .ko files plus an "order"
+# file listing them in insmod order, in a cache directory (keyed by the release and the list); sets MODSET.
+kbase=
+module_set() {
+  local key tmp
+  key=$(printf '%s\n' "$KREL" "$@" | sha256sum | cut -c1-16)
+  MODSET=$kcache/modules-$key
+  [ -s "$MODSET/order" ] && return 0
+  need_tools depmod modprobe
+  unpack_kernel
+  if [ -z "$kbase" ]; then
+    # bookworm: /lib/modules; trixie (merged /usr): /usr/lib/modules. depmod/modprobe want BASE/lib/modules.
+    local b
+    for b in "$work/kernel" "$work/kernel/usr"; do [ -d "$b/lib/modules/$KREL" ] && { kbase=$b; break; }; done
+    [ -n "$kbase" ] || die "no /lib/modules/$KREL or /usr/lib/modules/$KREL in $KPKG"
+    depmod -b "$kbase" "$KREL" || die "depmod failed"
+  fi
+  log "resolving modules: $*"
+  tmp=$MODSET.tmp.$$
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  local m ko base
+  for m in "$@"; do
+    # --show-depends prints "insmod PATH" in load order, softdeps included; "builtin NAME" if =y.
+    modprobe -d "$kbase" -S "$KREL" --show-depends "$m" || die "module $m not found for $KREL"
+  done | awk '$1 == "insmod" { print $2 }' | awk '!seen[$0]++' >"$work/modlist"
+  : >"$tmp/order"
+  while IFS= read -r ko; do
+    base=${ko##*/}
+    case $base in
+      *.ko) cp "$ko" "$tmp/$base" ;;
+      *.ko.xz) need_tools xz; xz -dc "$ko" >"$tmp/${base%.xz}"; base=${base%.xz} ;;
+      *.ko.zst) need_tools zstd; zstd -qdc "$ko" >"$tmp/${base%.zst}"; base=${base%.zst} ;;
+      *.ko.gz) gzip -dc "$ko" >"$tmp/${base%.gz}"; base=${base%.gz} ;;
+      *) die "unexpected module file $ko" ;;
+    esac
+    printf '%s\n' "$base" >>"$tmp/order"
+  done <"$work/modlist"
+  # Another build (make -j) may have finished the same set meanwhile: keep whichever is complete.
+  if [ -s "$MODSET/order" ]; then
+    rm -rf "$tmp"
+  else
+    rm -rf "$MODSET"
+    mv -T "$tmp" "$MODSET" 2>/dev/null || rm -rf "$tmp"
+    [ -s "$MODSET/order" ] || die "could not store the module set in $MODSET"
+  fi
+}
+
 tree=$work/rootfs
 make_userland "$tree" "$work"
 install -m 0755 "$here/rootfs/init" "$tree/init"
 
-modules_note=none
-if [ ${#MODULES[@]} -gt 0 ]; then
-  # bookworm: /lib/modules; trixie (merged /usr): /usr/lib/modules. depmod/modprobe want BASE/lib/modules.
-  kbase=
-  for b in "$work/kernel" "$work/kernel/usr"; do [ -d "$b/lib/modules/$KREL" ] && { kbase=$b; break; }; done
-  [ -n "$kbase" ] || die "no /lib/modules/$KREL or /usr/lib/modules/$KREL in $KPKG"
-  log "resolving modules: ${MODULES[*]}"
-  depmod -b "$kbase" "$KREL" || die "depmod failed"
-  dst=$tree/lib/modules/$KREL
+# /lib/modules/<release>/load-order: what /init loads at boot; gpu-load-order: what vplat-gpu-load loads.
+dst=$tree/lib/modules/$KREL
+boot_order=()
+gpu_note=none
+if [ "$WITH_VIRTIO" = 1 ]; then
+  module_set "${VIRTIO_MODULES[@]}"
   mkdir -p "$dst"
-  : >"$dst/load-order"
-  for m in "${MODULES[@]}"; do
-    # --show-depends prints "insmod PATH" in load order, softdeps included; "builtin NAME" if =y.
-    modprobe -d "$kbase" -S "$KREL" --show-depends "$m" || die "module $m not found for $KREL"
-  done | awk '$1 == "insmod" { print $2 }' | awk '!seen[$0]++' >"$work/modlist"
-  while IFS= read -r ko; do
-    base=${ko##*/}
-    case $base in
-      *.ko) cp "$ko" "$dst/$base" ;;
-      *.ko.xz) need_tools xz; xz -dc "$ko" >"$dst/${base%.xz}"; base=${base%.xz} ;;
-      *.ko.zst) need_tools zstd; zstd -qdc "$ko" >"$dst/${base%.zst}"; base=${base%.zst} ;;
-      *.ko.gz) gzip -dc "$ko" >"$dst/${base%.gz}"; base=${base%.gz} ;;
-      *) die "unexpected module file $ko" ;;
-    esac
-    printf '%s\n' "$base" >>"$dst/load-order"
-  done <"$work/modlist"
+  cp "$MODSET"/*.ko "$dst/"
+  mapfile -t -O "${#boot_order[@]}" boot_order <"$MODSET/order"
+fi
+GUEST_PROGRAMS=
+if [ "$GPU" != none ]; then
+  module_set "${GPU_MODULES[@]}"
+  mkdir -p "$dst"
+  cp "$MODSET"/*.ko "$dst/"
+  cp "$MODSET/order" "$dst/gpu-load-order"
+  if [ "$GPU" = boot ]; then mapfile -t -O "${#boot_order[@]}" boot_order <"$MODSET/order"; fi
+  gpu_note="$(tr '\n' ' ' <"$MODSET/order" | sed 's/ $//') (loaded: $GPU)"
+  install -m 0755 "$here/rootfs/vplat-gpu-load" "$tree/usr/sbin/vplat-gpu-load"
+  build_guest_programs "$tree" "$work" "$here/programs"
+fi
+modules_note=none
+if [ ${#boot_order[@]} -gt 0 ]; then
+  printf '%s\n' "${boot_order[@]}" | awk '!seen[$0]++' >"$dst/load-order"
   modules_note=$(tr '\n' ' ' <"$dst/load-order" | sed 's/ $//')
 fi
 
@@ -126,6 +177,8 @@ write_cpio "$tree" "$OUTDIR/initramfs.cpio.gz"
   echo "kernel-release: $KREL"
   echo "busybox-applets: $BUSYBOX_APPLETS"
   echo "initramfs-modules: $modules_note"
+  echo "gpu-modules: $gpu_note"
+  echo "guest-programs: ${GUEST_PROGRAMS:-none}"
   echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "# deb <package:arch> <version> <sha256 of .deb> <file in $DEB_CACHE>"
   for f in "${FETCHED[@]}"; do echo "deb $f"; done
@@ -136,4 +189,4 @@ write_cpio "$tree" "$OUTDIR/initramfs.cpio.gz"
 } >"$OUTDIR/manifest.txt"
 
 log "kernel $KREL: $OUTDIR/Image ($(stat -c %s "$OUTDIR/Image") bytes)"
-log "initramfs: $OUTDIR/initramfs.cpio.gz ($(stat -c %s "$OUTDIR/initramfs.cpio.gz") bytes, modules: $modules_note)"
+log "initramfs: $OUTDIR/initramfs.cpio.gz ($(stat -c %s "$OUTDIR/initramfs.cpio.gz") bytes, modules at boot: $modules_note; GPU modules: $gpu_note)"

@@ -36,7 +36,8 @@ fi
 need_tools mke2fs dpkg-deb
 
 upd=(); [ "$UPDATE" = 0 ] || upd=(--update)
-"$here/build-default.sh" --suite "$SUITE" --with-virtio "${upd[@]}" "$OUTDIR"
+# The disk root replaces the initramfs, so the initramfs's GPU driver and programs would be of no use there.
+"$here/build-default.sh" --suite "$SUITE" --with-virtio --no-gpu "${upd[@]}" "$OUTDIR"
 
 apt_setup "$SUITE" 0
 work=$(mktemp -d "${TMPDIR:-/tmp}/vplat-disk.XXXXXX")

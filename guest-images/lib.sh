@@ -257,3 +257,46 @@ write_cpio() {
      cpio --quiet -o -H newc -R 0:0) | gzip -9 -n >"$out.tmp"
   mv "$out.tmp" "$out"
 }
+
+# build_guest_programs TREE WORKDIR SRCDIR: cross-compiles each SRCDIR/NAME.c (guest-images/programs) into
+# TREE/usr/bin/NAME, static (the initramfs has no libc), with aarch64-linux-gnu-gcc against a sysroot unpacked
+# from the suite's libc6-dev:arm64 and linux-libc-dev. The DRM UAPI headers (drm/drm.h, drm/panfrost_drm.h) come from
+# the linux-headers-<release>-common package of the very kernel the image boots: Debian's linux-libc-dev
+# leaves include/drm out, and libdrm-dev has no panfrost_drm.h. Those headers are the kernel's
+# un-exported copies, so __user (which headers_install would strip) is defined empty. Requires apt_setup
+# and kernel_package. Sets GUEST_PROGRAMS ("name bytes sha256" per program, ';'-separated).
+build_guest_programs() {
+  local tree=$1 work=$2 src=$3
+  need_tools aarch64-linux-gnu-gcc tar
+  local headers=${KPKG/#linux-image-/linux-headers-}
+  headers=${headers%-arm64}-common
+  apt_index libc6-dev:arm64 linux-libc-dev:arm64 "$headers:all"
+  local sysroot=$work/sysroot uapi=$work/uapi d
+  rm -rf "$sysroot" "$uapi"
+  mkdir -p "$sysroot" "$uapi"
+  # trixie's linux-libc-dev is Architecture: all (one multiarch package); bookworm's is per architecture.
+  local libc_headers=linux-libc-dev:arm64
+  [ -n "${APT_INFO[$libc_headers]:-}" ] || libc_headers=linux-libc-dev:all
+  for d in libc6-dev:arm64 "$libc_headers"; do
+    fetch_deb "$d"
+    dpkg-deb -x "$DEB_PATH" "$sysroot"
+  done
+  fetch_deb "$headers:all"
+  # ./usr/src/linux-headers-<release>-common/include/uapi/drm/* -> $uapi/drm/*
+  dpkg-deb --fsys-tarfile "$DEB_PATH" |
+    tar -x -C "$uapi" --wildcards --strip-components=6 './usr/src/linux-headers-*-common/include/uapi/drm/*' ||
+    die "no include/uapi/drm in $headers"
+  [ -f "$uapi/drm/panfrost_drm.h" ] || die "$headers has no include/uapi/drm/panfrost_drm.h"
+  GUEST_PROGRAMS=
+  local c name out
+  mkdir -p "$tree/usr/bin"
+  for c in "$src"/*.c; do
+    [ -f "$c" ] || continue
+    name=$(basename "$c" .c)
+    out=$tree/usr/bin/$name
+    aarch64-linux-gnu-gcc --sysroot="$sysroot" -isystem "$uapi" -D__user= -std=gnu11 -Os -static -s \
+      -Wall -Wextra -Werror -o "$out" "$c" || die "cross-compiling $c failed"
+    chmod 0755 "$out"
+    GUEST_PROGRAMS+="${GUEST_PROGRAMS:+; }$name $(stat -c %s "$out") $(sha256sum <"$out" | cut -d' ' -f1)"
+  done
+}
