@@ -1,0 +1,258 @@
+#include "gpu-bifrost/shader_core.h"
+#include "gpu-bifrost/shader_thread.h"
+#include "bifrost_isa.h"
+#include <algorithm>
+
+namespace vplat::gpu::bifrost {
+
+namespace gen = vplat::gen::bifrost;
+
+// ---------------------------------------------------------------- cache
+
+namespace {
+
+bool read_qword(GpuMmu& mmu, unsigned as, uint64_t addr, uint64_t& lo, uint64_t& hi, MmuFault& fault) {
+  uint64_t q[2];
+  if (!mmu.read(as, addr, q, 16, fault, Access::Execute)) return false;
+  lo = q[0];
+  hi = q[1];
+  return true;
+}
+
+} // namespace
+
+std::shared_ptr<const DecodedClause> ShaderCache::get(GpuMmu& mmu, unsigned as, uint64_t address, MmuFault& fault) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto key = std::make_pair(as, address);
+  auto it = entries_.find(key);
+  if (it != entries_.end()) {
+    Entry& e = it->second;
+    if (e.epoch == epoch_) {
+      ++stats_.hits;
+      return e.clause;
+    }
+    // First use in this job: the bytes must still be those it was decoded from.
+    ++stats_.revalidations;
+    bool same = true;
+    for (size_t i = 0; i < e.raw.size() / 2 && same; ++i) {
+      uint64_t lo = 0, hi = 0;
+      if (!read_qword(mmu, as, address + 16 * i, lo, hi, fault)) return nullptr;
+      same = lo == e.raw[2 * i] && hi == e.raw[2 * i + 1];
+    }
+    if (same) {
+      e.epoch = epoch_;
+      return e.clause;
+    }
+    entries_.erase(it);
+  }
+  ++stats_.decodes;
+  auto c = std::make_shared<DecodedClause>();
+  std::vector<uint64_t> raw;
+  bool ok = decode_clause(
+      address,
+      [&](uint64_t a, uint64_t& lo, uint64_t& hi) {
+        if (!read_qword(mmu, as, a, lo, hi, fault)) return false;
+        raw.push_back(lo);
+        raw.push_back(hi);
+        return true;
+      },
+      *c);
+  if (!ok) return nullptr;
+  Entry e;
+  e.clause = c;
+  e.raw = std::move(raw);
+  e.epoch = epoch_;
+  entries_[key] = std::move(e);
+  return c;
+}
+
+void ShaderCache::clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_.clear();
+}
+
+ShaderCache::Stats ShaderCache::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+// ---------------------------------------------------------------- execution
+
+namespace {
+
+void write_slot(gen::State& s, SlotOp op, unsigned reg, uint32_t v) {
+  uint32_t& r = s.R[reg & 63];
+  switch (op) {
+  case SlotOp::Write: r = v; break;
+  case SlotOp::WriteLo: r = (r & 0xffff0000u) | (v & 0xffffu); break;
+  case SlotOp::WriteHi: r = (r & 0x0000ffffu) | (v & 0xffff0000u); break;
+  default: break;
+  }
+}
+
+void commit_writes(gen::State& s, const DecodedTuple& t, uint32_t fma_result, uint32_t add_result) {
+  write_slot(s, t.write2, t.write2_reg, fma_result);
+  write_slot(s, t.write3, t.write3_reg, t.write3_fma ? fma_result : add_result);
+}
+
+uint64_t fau_word(const DecodedTuple& t, const QuadLaunch& l, unsigned lane) {
+  switch (t.fau_kind) {
+  case FauKind::Constant: return t.fau_const;
+  case FauKind::Uniform: {
+    unsigned i = t.fau_idx & 0x7f;
+    return i < l.uniform_count && l.uniforms ? l.uniforms[i] : 0;
+  }
+  case FauKind::Special:
+  default:
+    // Compute-relevant special values; the graphics ones (framebuffer size, blend descriptors, ...) read 0.
+    switch (t.fau_idx) {
+    case 1: return lane;
+    case 2: return l.warp_id;
+    case 3: return l.core_id;
+    default: return 0;
+    }
+  }
+}
+
+} // namespace
+
+QuadResult ShaderCore::run_quad(const QuadLaunch& l) {
+  QuadResult res;
+  std::array<ShaderThread, kQuadLanes> th{};
+  std::array<uint64_t, kQuadLanes> pc{};
+  uint8_t live = l.active & 0xf;
+  for (unsigned i = 0; i < kQuadLanes; ++i) {
+    th[i].mmu = &mmu_;
+    th[i].as = l.as;
+    std::copy(l.regs[i].begin(), l.regs[i].end(), th[i].s.R);
+    pc[i] = l.entry;
+  }
+  auto finish = [&]() {
+    for (unsigned i = 0; i < kQuadLanes; ++i) std::copy(th[i].s.R, th[i].s.R + kNumRegs, res.regs[i].begin());
+    return res;
+  };
+  auto fault = [&](uint32_t code, uint64_t at, const std::string& why) {
+    res.status = QuadResult::Status::Fault;
+    res.exception = code;
+    res.fault_pc = at;
+    res.error = why;
+    return finish();
+  };
+
+  while (live) {
+    if (res.clauses >= l.max_clauses) {
+      res.status = QuadResult::Status::Timeout;
+      res.error = "clause budget exhausted";
+      return finish();
+    }
+    uint64_t at = UINT64_MAX;
+    for (unsigned i = 0; i < kQuadLanes; ++i)
+      if (live >> i & 1) at = std::min(at, pc[i]);
+    uint8_t mask = 0;
+    for (unsigned i = 0; i < kQuadLanes; ++i)
+      if ((live >> i & 1) && pc[i] == at) mask |= static_cast<uint8_t>(1u << i);
+
+    MmuFault mf;
+    auto clause = cache_.get(mmu_, l.as, at, mf);
+    if (!clause) {
+      res.mmu_fault = mf;
+      return fault(mf.exception ? mf.exception : kInstrInvalidPc, at, "clause fetch failed");
+    }
+    const DecodedClause& c = *clause;
+    if (c.exception) return fault(c.exception, at, c.error);
+    ++res.clauses;
+
+    std::array<uint32_t, kQuadLanes> fma_out{}, add_out{};
+    for (unsigned i = 0; i < kQuadLanes; ++i) {
+      if (!(mask >> i & 1)) continue;
+      gen::State& s = th[i].s;
+      s.SR = static_cast<uint8_t>(c.staging_register());
+      s.PC = c.address;
+      s.NPC = c.next();
+      s.FAULT = 0;
+    }
+    for (unsigned ti = 0; ti < c.tuple_count; ++ti) {
+      const DecodedTuple& t = c.tuples[ti];
+      ++res.tuples;
+      for (unsigned i = 0; i < kQuadLanes; ++i) {
+        if (!(mask >> i & 1)) continue;
+        gen::State& s = th[i].s;
+        // Ports read the registers before the previous tuple's writes land.
+        for (unsigned p = 0; p < 3; ++p) s.PORT[p] = t.port_read[p] ? s.R[t.port_reg[p] & 63] : 0;
+        if (ti > 0) commit_writes(s, c.tuples[ti - 1], fma_out[i], add_out[i]);
+        s.FAU = fau_word(t, l, i);
+        s.STAGE = 0;
+        s.DEST = 0;
+        gen::kExec[t.fma_id](s, t.fma_word);
+        if (s.FAULT) {
+          res.mmu_fault = th[i].mmu_fault;
+          return fault(s.FAULT, at, "FMA fault");
+        }
+        uint32_t f = s.DEST;
+        s.STAGE = f;
+        s.DEST = 0;
+        gen::kExec[t.add_id](s, t.add_word);
+        if (s.FAULT) {
+          res.mmu_fault = th[i].mmu_fault;
+          return fault(s.FAULT, at, "ADD fault");
+        }
+        fma_out[i] = f;
+        add_out[i] = s.DEST;
+        s.T0 = f;
+        s.T1 = s.DEST;
+        res.lane_instructions += 2;
+      }
+    }
+    for (unsigned i = 0; i < kQuadLanes; ++i) {
+      if (!(mask >> i & 1)) continue;
+      gen::State& s = th[i].s;
+      if (c.tuple_count) commit_writes(s, c.tuples[c.tuple_count - 1], fma_out[i], add_out[i]);
+      bool taken = s.NPC != c.next();
+      if (c.flow() == 0 && !taken) live &= static_cast<uint8_t>(~(1u << i)); // end of shader
+      pc[i] = s.NPC;
+    }
+  }
+  return finish();
+}
+
+QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
+  QuadResult total;
+  uint64_t threads = uint64_t(wg.size[0]) * wg.size[1] * wg.size[2];
+  for (uint64_t base = 0; base < threads; base += kQuadLanes) {
+    QuadLaunch l;
+    l.entry = wg.entry;
+    l.as = wg.as;
+    l.uniforms = wg.uniforms;
+    l.uniform_count = wg.uniform_count;
+    l.active = 0;
+    l.warp_id = static_cast<uint32_t>(base / kQuadLanes);
+    for (unsigned lane = 0; lane < kQuadLanes && base + lane < threads; ++lane) {
+      uint64_t t = base + lane;
+      uint32_t x = static_cast<uint32_t>(t % wg.size[0]);
+      uint32_t y = static_cast<uint32_t>(t / wg.size[0] % wg.size[1]);
+      uint32_t z = static_cast<uint32_t>(t / (uint64_t(wg.size[0]) * wg.size[1]));
+      auto& r = l.regs[lane];
+      r[55] = (x & 0xffff) | (y << 16);
+      r[56] = z;
+      for (unsigned d = 0; d < 3; ++d) {
+        r[57 + d] = wg.id[d];
+        uint32_t local = d == 0 ? x : d == 1 ? y : z;
+        r[60 + d] = wg.id[d] * wg.size[d] + local;
+      }
+      l.active |= static_cast<uint8_t>(1u << lane);
+    }
+    QuadResult q = run_quad(l);
+    total.clauses += q.clauses;
+    total.tuples += q.tuples;
+    total.lane_instructions += q.lane_instructions;
+    if (q.status != QuadResult::Status::Done) {
+      q.clauses = total.clauses;
+      q.tuples = total.tuples;
+      q.lane_instructions = total.lane_instructions;
+      return q;
+    }
+  }
+  return total;
+}
+
+} // namespace vplat::gpu::bifrost
