@@ -40,8 +40,8 @@ uint64_t f32_clamp(uint64_t v, uint64_t clamp) {
   uint32_t hi = clamp == 1 ? 0x7f800000u : bits_of(1.0f);
   if (vplat::fp::cmp_gt32(lo, x, 0, flags)) x = lo;
   if (vplat::fp::cmp_gt32(x, hi, 0, flags)) x = hi;
-  if (clamp != 2 && x == 0x80000000u) x = 0; // -0 clamps to +0 at a lower bound of 0
-  return x;
+  return x; // -0 compares equal to a lower bound of 0 and passes unchanged (unverified on hardware)
+
 }
 
 uint64_t f32_compare(uint64_t a, uint64_t b, uint64_t cmpf) {
@@ -60,6 +60,34 @@ uint64_t f32_compare(uint64_t a, uint64_t b, uint64_t cmpf) {
   case 6: return lt || gt;
   default: return 0;
   }
+}
+
+uint64_t f32_minmax(uint64_t a, uint64_t b, uint64_t is_max, uint64_t sem) {
+  uint32_t x = static_cast<uint32_t>(a), y = static_cast<uint32_t>(b), flags = 0;
+  bool xn = vplat::fp::is_nan32(x), yn = vplat::fp::is_nan32(y);
+  // "x beats y" in the requested direction, for ordered values.
+  auto beats = [&](uint32_t p, uint32_t q) {
+    return is_max ? vplat::fp::cmp_gt32(p, q, 0, flags) : vplat::fp::cmp_gt32(q, p, 0, flags);
+  };
+  switch (sem) {
+  case 2: return beats(x, y) ? x : y;  // src1 wins ties and NaNs
+  case 3: return beats(y, x) ? y : x;  // src0 wins ties and NaNs
+  case 1:                              // a NaN wins; of two, the greater (max) / lesser (min) as signed magnitude
+    if (xn && yn) {
+      auto key = [](uint32_t v) { return v & 0x80000000u ? -int64_t(v & 0x7fffffffu) : int64_t(v); };
+      return (key(x) > key(y)) == (is_max != 0) ? x : y;
+    }
+    if (xn) return x;
+    if (yn) return y;
+    break;
+  default: // NaN loses
+    if (xn && yn) return x;
+    if (xn) return y;
+    if (yn) return x;
+    break;
+  }
+  if (vplat::fp::is_zero32(x) && vplat::fp::is_zero32(y) && x != y) return is_max ? 0u : 0x80000000u;
+  return beats(y, x) ? y : x;
 }
 
 uint64_t f32_to_int(uint64_t a, uint64_t is_unsigned, uint64_t round) {

@@ -318,6 +318,67 @@ std::map<std::string, Case>& cases() {
       return true;
     };
   };
+  c["ADD_IADD_u32_sat"] = [](std::string& why) {
+    return add_case("+IADD.u32.sat src0=0 src1=1", {kIntA, kIntB}, [](unsigned l) {
+      uint64_t s = uint64_t(kIntA[l]) + kIntB[l];
+      return s > 0xffffffffu ? 0xffffffffu : uint32_t(s);
+    }, why);
+  };
+  c["ADD_ISUB_u32_sat"] = [](std::string& why) {
+    return add_case("+ISUB.u32.sat src0=0 src1=1", {kIntA, kIntB},
+                    [](unsigned l) { return kIntB[l] > kIntA[l] ? 0u : kIntA[l] - kIntB[l]; }, why);
+  };
+  c["ADD_MKVEC_v2i16"] = [](std::string& why) {
+    for (unsigned l0 = 0; l0 < 2; ++l0)
+      for (unsigned l1 = 0; l1 < 2; ++l1) {
+        char op[96];
+        std::snprintf(op, sizeof op, "+MKVEC.v2i16 src0=0 src1=1 lane0=%u lane1=%u", l0, l1);
+        if (!add_case(op, {kIntA, kIntB}, [&](unsigned l) {
+              return ((kIntA[l] >> (16 * l0)) & 0xffff) | (((kIntB[l] >> (16 * l1)) & 0xffff) << 16);
+            }, why))
+          return why = std::string(op) + ": " + why, false;
+      }
+    return true;
+  };
+  c["FMA_ARSHIFT_i32"] = [](std::string& why) {
+    for (unsigned lane2 = 0; lane2 < 4; ++lane2) {
+      char op[96];
+      std::snprintf(op, sizeof op, "*ARSHIFT.i32 src0=0 src2=2 lane2=%u", lane2);
+      if (!fma_case(op, {kIntA, kIntB, kIntC}, [&](unsigned l) {
+            unsigned sh = (kIntC[l] >> (8 * lane2)) & 31;
+            return uint32_t(int32_t(kIntA[l]) >> sh);
+          }, why))
+        return why = std::string(op) + ": " + why, false;
+    }
+    return true;
+  };
+  // FMAX/FMIN: lanes cover ordered values, a NaN on either side, and +0 against -0.
+  auto minmax = [](const char* mnemonic, bool is_max) {
+    return [=](std::string& why) {
+      const uint32_t qnan = 0x7fc00001u;
+      Lanes a = {bits(1.5f), qnan, bits(0.0f), bits(-7.0f)}, b = {bits(-2.0f), bits(3.0f), bits(-0.0f), qnan};
+      for (unsigned sem = 0; sem < 4; ++sem)
+        for (unsigned clamp = 0; clamp < 2; ++clamp) {
+          char op[128];
+          std::snprintf(op, sizeof op, "%s src0=0 src1=1 sem=%u clamp=%u neg1=%u", mnemonic, sem, clamp, sem == 3);
+          auto want = [&](unsigned l) {
+            float x = fl(a[l]), y = fl(absneg(b[l], false, sem == 3));
+            uint32_t xb = a[l], yb = absneg(b[l], false, sem == 3);
+            uint32_t r;
+            if (sem == 2) r = (is_max ? x > y : x < y) ? xb : yb;
+            else if (sem == 3) r = (is_max ? x < y : x > y) ? yb : xb;
+            else if (std::isnan(x) || std::isnan(y)) r = sem == 1 ? (std::isnan(x) ? xb : yb) : (std::isnan(x) ? yb : xb);
+            else if (x == 0 && y == 0 && xb != yb) r = is_max ? 0u : 0x80000000u;
+            else r = bits(is_max ? std::max(x, y) : std::min(x, y));
+            return ref_clamp(r, clamp);
+          };
+          if (!add_case(op, {a, b}, want, why)) return why = std::string(op) + ": " + why, false;
+        }
+      return true;
+    };
+  };
+  c["ADD_FMAX_f32"] = minmax("+FMAX.f32", true);
+  c["ADD_FMIN_f32"] = minmax("+FMIN.f32", false);
   c["ADD_IADD_s32"] = iadd("+IADD.s32", false);
   c["ADD_ISUB_s32"] = iadd("+ISUB.s32", true);
   auto icmp = [](const char* mnemonic, int kind /*0 i32, 1 s32, 2 u32*/) {
@@ -519,6 +580,18 @@ const RoundTrip kRoundTrips[] = {
      "ds(0u) eos \n{\n*NOP t0\n+IADD.s32.sat r3:t1, r1, r2\n}\n"},
     {"ADD_ISUB_s32", "tuple p0=r1 p1=r2 ; *NOP ; +ISUB.s32 src0=1 src1=0 ; add->r3",
      "ds(0u) eos \n{\n*NOP t0\n+ISUB.s32 r3:t1, r2, r1\n}\n"},
+    {"ADD_IADD_u32_sat", "tuple p0=r1 p1=r2 ; *NOP ; +IADD.u32.sat src0=0 src1=1 ; add->r3",
+     "ds(0u) eos \n{\n*NOP t0\n+IADD.u32.sat r3:t1, r1, r2\n}\n"},
+    {"ADD_ISUB_u32_sat", "tuple p0=r1 p1=r2 ; *NOP ; +ISUB.u32.sat src0=0 src1=1 ; add->r3",
+     "ds(0u) eos \n{\n*NOP t0\n+ISUB.u32.sat r3:t1, r1, r2\n}\n"},
+    {"ADD_MKVEC_v2i16", "tuple p0=r1 p1=r2 ; *NOP ; +MKVEC.v2i16 src0=0 src1=1 lane0=1 ; add->r3",
+     "ds(0u) eos \n{\n*NOP t0\n+MKVEC.v2i16 r3:t1, r1.h1, r2\n}\n"},
+    {"ADD_FMAX_f32", "tuple p0=r1 p1=r2 ; *NOP ; +FMAX.f32 src0=0 src1=1 sem=1 clamp=3 abs0=1 ; add->r3",
+     "ds(0u) eos \n{\n*NOP t0\n+FMAX.f32.clamp_0_1.nan_propagate r3:t1, r1.abs, r2\n}\n"},
+    {"ADD_FMIN_f32", "tuple p0=r1 p1=r2 ; *NOP ; +FMIN.f32 src0=0 src1=1 sem=3 neg1=1 ; add->r3",
+     "ds(0u) eos \n{\n*NOP t0\n+FMIN.f32.inverse_c r3:t1, r1, r2.neg\n}\n"},
+    {"FMA_ARSHIFT_i32", "tuple p0=r1 p2=r3 ; *ARSHIFT.i32 src0=0 src2=2 lane2=1 ; +NOP ; fma->r4",
+     "ds(0u) eos \n{\n*ARSHIFT.i32 r4:t0, r1, #0, r3.b1\n+NOP t1\n}\n"},
     {"ADD_ICMP_i32", "tuple p0=r1 p1=r2 ; *NOP ; +ICMP.i32 src0=0 src1=1 cmpf=1 result_type=1 ; add->r3",
      "ds(0u) eos \n{\n*NOP t0\n+ICMP.i32.m1.ne r3:t1, r1, r2\n}\n"},
     {"ADD_ICMP_s32", "tuple p0=r1 p1=r2 ; *NOP ; +ICMP.s32 src0=0 src1=1 ; add->r3",
