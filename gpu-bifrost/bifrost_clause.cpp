@@ -112,6 +112,10 @@ bool decode_clause(uint64_t address, const QwordReader& read, DecodedClause& c) 
     bool first = i == 0;
     unsigned mode = gen::regs_mode(t.regs, first);
     if (!gen::mode_valid(mode)) return invalid(c, "tuple " + std::to_string(i) + ": reserved register mode");
+    // The first block must repeat reg2 in reg3 unless both slots are busy (bi_pack.c: otherwise the hardware
+    // raises INSTR_INVALID_ENC).
+    if (first && !(gen::mode_slot2(mode) && gen::mode_slot3(mode)) && gen::regs_reg2(t.regs) != gen::regs_reg3(t.regs))
+      return invalid(c, "first tuple: reg2 != reg3 with a slot idle");
     t.port_read[0] = gen::regs_read0(t.regs);
     t.port_read[1] = gen::regs_read1(t.regs);
     t.port_read[2] = gen::mode_slot2(mode) == static_cast<unsigned>(SlotOp::Read);

@@ -162,6 +162,23 @@ TEST(Shader, UnknownEncodingRaisesInstrInvalidEnc) {
   EXPECT_NE(r.error.find("ADD word 0x43808"), std::string::npos) << r.error;
 }
 
+// bi_pack.c: the first tuple's block must have reg2 == reg3 unless both slots are in use, or the hardware
+// raises INSTR_INVALID_ENC.
+TEST(Shader, FirstBlockNeedsReg2EqualReg3) {
+  GpuEnv env;
+  auto words = bifrost_asm::assemble("tuple p0=r1 ; *MOV.i32 src0=0 ; +NOP ; fma->r7");
+  QuadLaunch l;
+  l.entry = kCodeVa;
+  env.load_code(kCodeVa, words);
+  ASSERT_EQ(env.core->run_quad(l).status, QuadResult::Status::Done);
+  // reg3 is tuple bits [13:8] = quadword bits [21:16] (format 0: s0_s3 holds tuple bits [59:0] from bit 8).
+  words[0] ^= uint64_t(1) << 16;
+  env.load_code(kCodeVa, words);
+  auto r = env.core->run_quad(l);
+  EXPECT_EQ(r.status, QuadResult::Status::Fault);
+  EXPECT_EQ(r.exception, kInstrInvalidEnc);
+}
+
 TEST(Shader, InvalidTagAndUnmappedEntry) {
   GpuEnv env;
   std::vector<uint64_t> junk = {0xffffffffffffffffull, 0xffffffffffffffffull}; // tag 0xff: no format
