@@ -65,6 +65,8 @@ const std::vector<Vector>& vectors() {
   return v;
 }
 
+void PrintTo(const Vector& v, std::ostream* os) { *os << "Mesa PackFormats." << v.name; }
+
 class MesaVectors : public ::testing::TestWithParam<Vector> {};
 
 TEST_P(MesaVectors, DescriptionRecoversTuplesHeaderAndConstant) {

@@ -608,6 +608,8 @@ const RoundTrip kRoundTrips[] = {
      "ds(0u) nbb br_pc \n{\n*NOP t0\n+JUMP t1, (pc + -32)\n}\n"},
 };
 
+void PrintTo(const RoundTrip& r, std::ostream* os) { *os << r.name; }
+
 class RoundTripTest : public ::testing::TestWithParam<RoundTrip> {};
 
 TEST_P(RoundTripTest, AssembleDecodeDisassemble) {
