@@ -116,107 +116,128 @@ uint64_t fau_word(const DecodedTuple& t, const QuadLaunch& l, unsigned lane) {
 
 } // namespace
 
-QuadResult ShaderCore::run_quad(const QuadLaunch& l) {
-  QuadResult res;
-  std::array<ShaderThread, kQuadLanes> th{};
-  std::array<uint64_t, kQuadLanes> pc{};
-  uint8_t live = l.active & 0xf;
+QuadExec::QuadExec(const QuadLaunch& l, GpuMmu& mmu, ShaderCache& cache)
+    : launch_(l), mmu_(mmu), cache_(cache), th_(std::make_unique<std::array<ShaderThread, kQuadLanes>>()) {
+  live_ = l.active & 0xf;
   for (unsigned i = 0; i < kQuadLanes; ++i) {
-    th[i].mmu = &mmu_;
-    th[i].as = l.as;
-    std::copy(l.regs[i].begin(), l.regs[i].end(), th[i].s.R);
-    pc[i] = l.entry;
+    ShaderThread& t = (*th_)[i];
+    t.mmu = &mmu_;
+    t.as = l.as;
+    std::copy(l.regs[i].begin(), l.regs[i].end(), t.s.R);
+    pc_[i] = l.entry;
   }
-  auto finish = [&]() {
-    for (unsigned i = 0; i < kQuadLanes; ++i) std::copy(th[i].s.R, th[i].s.R + kNumRegs, res.regs[i].begin());
-    return res;
-  };
-  auto fault = [&](uint32_t code, uint64_t at, const std::string& why) {
-    res.status = QuadResult::Status::Fault;
-    res.exception = code;
-    res.fault_pc = at;
-    res.error = why;
-    return finish();
-  };
+  if (!live_) status_ = Status::Done;
+}
 
-  while (live) {
-    if (res.clauses >= l.max_clauses) {
-      res.status = QuadResult::Status::Timeout;
-      res.error = "clause budget exhausted";
-      return finish();
-    }
-    uint64_t at = UINT64_MAX;
-    for (unsigned i = 0; i < kQuadLanes; ++i)
-      if (live >> i & 1) at = std::min(at, pc[i]);
-    uint8_t mask = 0;
-    for (unsigned i = 0; i < kQuadLanes; ++i)
-      if ((live >> i & 1) && pc[i] == at) mask |= static_cast<uint8_t>(1u << i);
+QuadExec::~QuadExec() = default;
+QuadExec::QuadExec(QuadExec&& o) noexcept
+    : launch_(o.launch_), mmu_(o.mmu_), cache_(o.cache_), th_(std::move(o.th_)), pc_(o.pc_), live_(o.live_),
+      status_(o.status_), res_(std::move(o.res_)) {}
 
-    MmuFault mf;
-    auto clause = cache_.get(mmu_, l.as, at, mf);
-    if (!clause) {
-      res.mmu_fault = mf;
-      return fault(mf.exception ? mf.exception : kInstrInvalidPc, at, "clause fetch failed");
-    }
-    const DecodedClause& c = *clause;
-    if (c.exception) return fault(c.exception, at, c.error);
-    ++res.clauses;
+QuadResult QuadExec::result() const {
+  QuadResult r = res_;
+  switch (status_) {
+  case Status::Fault: r.status = QuadResult::Status::Fault; break;
+  case Status::Timeout: r.status = QuadResult::Status::Timeout; break;
+  default: r.status = QuadResult::Status::Done; break;
+  }
+  for (unsigned i = 0; i < kQuadLanes; ++i) std::copy((*th_)[i].s.R, (*th_)[i].s.R + kNumRegs, r.regs[i].begin());
+  return r;
+}
 
-    std::array<uint32_t, kQuadLanes> fma_out{}, add_out{};
+QuadExec::Status QuadExec::fail(uint32_t code, uint64_t at, const std::string& why) {
+  res_.exception = code;
+  res_.fault_pc = at;
+  res_.error = why;
+  return status_ = Status::Fault;
+}
+
+QuadExec::Status QuadExec::step() {
+  if (status_ != Status::Running) return status_;
+  if (res_.clauses >= launch_.max_clauses) {
+    res_.error = "clause budget exhausted";
+    return status_ = Status::Timeout;
+  }
+  auto& th = *th_;
+  uint64_t at = UINT64_MAX;
+  for (unsigned i = 0; i < kQuadLanes; ++i)
+    if (live_ >> i & 1) at = std::min(at, pc_[i]);
+  uint8_t mask = 0;
+  for (unsigned i = 0; i < kQuadLanes; ++i)
+    if ((live_ >> i & 1) && pc_[i] == at) mask |= static_cast<uint8_t>(1u << i);
+
+  MmuFault mf;
+  auto clause = cache_.get(mmu_, launch_.as, at, mf);
+  if (!clause) {
+    res_.mmu_fault = mf;
+    return fail(mf.exception ? mf.exception : kInstrInvalidPc, at, "clause fetch failed");
+  }
+  const DecodedClause& c = *clause;
+  if (c.exception) return fail(c.exception, at, c.error);
+  ++res_.clauses;
+
+  std::array<uint32_t, kQuadLanes> fma_out{}, add_out{};
+  for (unsigned i = 0; i < kQuadLanes; ++i) {
+    if (!(mask >> i & 1)) continue;
+    gen::State& s = th[i].s;
+    s.SR = static_cast<uint8_t>(c.staging_register());
+    s.PC = c.address;
+    s.NPC = c.next();
+    s.FAULT = 0;
+  }
+  for (unsigned ti = 0; ti < c.tuple_count; ++ti) {
+    const DecodedTuple& t = c.tuples[ti];
+    ++res_.tuples;
     for (unsigned i = 0; i < kQuadLanes; ++i) {
       if (!(mask >> i & 1)) continue;
       gen::State& s = th[i].s;
-      s.SR = static_cast<uint8_t>(c.staging_register());
-      s.PC = c.address;
-      s.NPC = c.next();
-      s.FAULT = 0;
-    }
-    for (unsigned ti = 0; ti < c.tuple_count; ++ti) {
-      const DecodedTuple& t = c.tuples[ti];
-      ++res.tuples;
-      for (unsigned i = 0; i < kQuadLanes; ++i) {
-        if (!(mask >> i & 1)) continue;
-        gen::State& s = th[i].s;
-        // Ports read the registers before the previous tuple's writes land.
-        for (unsigned p = 0; p < 3; ++p) s.PORT[p] = t.port_read[p] ? s.R[t.port_reg[p] & 63] : 0;
-        if (ti > 0) commit_writes(s, c.tuples[ti - 1], fma_out[i], add_out[i]);
-        s.FAU = fau_word(t, l, i);
-        s.STAGE = 0;
-        s.DEST = 0;
-        gen::kExec[t.fma_id](s, t.fma_word);
-        if (s.FAULT) {
-          res.mmu_fault = th[i].mmu_fault;
-          return fault(s.FAULT, at, "FMA fault");
-        }
-        uint32_t f = s.DEST;
-        s.STAGE = f;
-        s.DEST = 0;
-        gen::kExec[t.add_id](s, t.add_word);
-        if (s.FAULT) {
-          res.mmu_fault = th[i].mmu_fault;
-          return fault(s.FAULT, at, "ADD fault");
-        }
-        fma_out[i] = f;
-        add_out[i] = s.DEST;
-        s.T0 = f;
-        s.T1 = s.DEST;
-        res.lane_instructions += 2;
+      // Ports read the registers before the previous tuple's writes land.
+      for (unsigned p = 0; p < 3; ++p) s.PORT[p] = t.port_read[p] ? s.R[t.port_reg[p] & 63] : 0;
+      if (ti > 0) commit_writes(s, c.tuples[ti - 1], fma_out[i], add_out[i]);
+      s.FAU = fau_word(t, launch_, i);
+      s.STAGE = 0;
+      s.DEST = 0;
+      gen::kExec[t.fma_id](s, t.fma_word);
+      if (s.FAULT) {
+        res_.mmu_fault = th[i].mmu_fault;
+        return fail(s.FAULT, at, "FMA fault");
       }
-    }
-    for (unsigned i = 0; i < kQuadLanes; ++i) {
-      if (!(mask >> i & 1)) continue;
-      gen::State& s = th[i].s;
-      if (c.tuple_count) commit_writes(s, c.tuples[c.tuple_count - 1], fma_out[i], add_out[i]);
-      bool taken = s.NPC != c.next();
-      if (c.flow() == 0 && !taken) live &= static_cast<uint8_t>(~(1u << i)); // end of shader
-      pc[i] = s.NPC;
+      uint32_t f = s.DEST;
+      s.STAGE = f;
+      s.DEST = 0;
+      gen::kExec[t.add_id](s, t.add_word);
+      if (s.FAULT) {
+        res_.mmu_fault = th[i].mmu_fault;
+        return fail(s.FAULT, at, "ADD fault");
+      }
+      fma_out[i] = f;
+      add_out[i] = s.DEST;
+      s.T0 = f;
+      s.T1 = s.DEST;
+      res_.lane_instructions += 2;
     }
   }
-  return finish();
+  for (unsigned i = 0; i < kQuadLanes; ++i) {
+    if (!(mask >> i & 1)) continue;
+    gen::State& s = th[i].s;
+    if (c.tuple_count) commit_writes(s, c.tuples[c.tuple_count - 1], fma_out[i], add_out[i]);
+    bool taken = s.NPC != c.next();
+    if (c.flow() == 0 && !taken) live_ &= static_cast<uint8_t>(~(1u << i)); // end of shader
+    pc_[i] = s.NPC;
+  }
+  if (!live_) status_ = Status::Done;
+  return status_;
+}
+
+QuadResult ShaderCore::run_quad(const QuadLaunch& l) {
+  QuadExec q(l, mmu_, cache_);
+  while (q.step() == QuadExec::Status::Running) {
+  }
+  return q.result();
 }
 
 QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
-  QuadResult total;
+  std::vector<QuadExec> quads;
   uint64_t threads = uint64_t(wg.size[0]) * wg.size[1] * wg.size[2];
   for (uint64_t base = 0; base < threads; base += kQuadLanes) {
     QuadLaunch l;
@@ -241,17 +262,30 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
       }
       l.active |= static_cast<uint8_t>(1u << lane);
     }
-    QuadResult q = run_quad(l);
+    quads.emplace_back(l, mmu_, cache_);
+  }
+  QuadResult total;
+  auto add_counts = [&](const QuadResult& q) {
     total.clauses += q.clauses;
     total.tuples += q.tuples;
     total.lane_instructions += q.lane_instructions;
-    if (q.status != QuadResult::Status::Done) {
-      q.clauses = total.clauses;
-      q.tuples = total.tuples;
-      q.lane_instructions = total.lane_instructions;
-      return q;
+  };
+  for (bool running = true; running;) {
+    running = false;
+    for (auto& q : quads) {
+      auto st = q.step();
+      if (st == QuadExec::Status::Running) running = true;
+      else if (st != QuadExec::Status::Done) {
+        QuadResult r = q.result();
+        for (auto& o : quads) add_counts(o.result());
+        r.clauses = total.clauses;
+        r.tuples = total.tuples;
+        r.lane_instructions = total.lane_instructions;
+        return r;
+      }
     }
   }
+  for (auto& q : quads) add_counts(q.result());
   return total;
 }
 

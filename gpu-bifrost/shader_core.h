@@ -76,6 +76,36 @@ struct QuadResult {
   uint64_t clauses = 0, tuples = 0, lane_instructions = 0;
 };
 
+struct ShaderThread;
+
+// One quad's execution, resumable one clause at a time, so a workgroup can interleave its quads (and, later,
+// park them at a barrier until all arrive).
+class QuadExec {
+public:
+  QuadExec(const QuadLaunch& launch, GpuMmu& mmu, ShaderCache& cache);
+  ~QuadExec();
+  QuadExec(QuadExec&&) noexcept;
+  QuadExec& operator=(QuadExec&&) = delete;
+  QuadExec(const QuadExec&) = delete;
+  QuadExec& operator=(const QuadExec&) = delete;
+
+  enum class Status { Running, Done, Fault, Timeout };
+  Status step(); // runs the clause at the lowest PC among the live lanes, with exactly those lanes
+  Status status() const { return status_; }
+  QuadResult result() const; // registers as they are now, counters, fault details
+
+private:
+  QuadLaunch launch_;
+  GpuMmu& mmu_;
+  ShaderCache& cache_;
+  std::unique_ptr<std::array<ShaderThread, kQuadLanes>> th_;
+  std::array<uint64_t, kQuadLanes> pc_{};
+  uint8_t live_ = 0;
+  Status status_ = Status::Running;
+  QuadResult res_;
+  Status fail(uint32_t code, uint64_t at, const std::string& why);
+};
+
 class ShaderCore {
 public:
   ShaderCore(GpuMmu& mmu, ShaderCache& cache) : mmu_(mmu), cache_(cache) {}
@@ -83,8 +113,8 @@ public:
 
   // Compute dispatch of one workgroup: threads are numbered x fastest, packed into quads; each thread gets
   // Mesa's compute preload registers (pan_shader.h): r55 = local id x | y << 16, r56 = local id z,
-  // r57..r59 = workgroup id, r60..r62 = global id. Stops at the first faulting quad. Barriers are not
-  // modelled yet (quads run one after another).
+  // r57..r59 = workgroup id, r60..r62 = global id. The quads run interleaved, one clause each in turn, and the
+  // workgroup stops at the first fault. Barriers are not modelled yet (the interleaving is where they go).
   struct Workgroup {
     uint64_t entry = 0;
     unsigned as = 0;
@@ -92,6 +122,8 @@ public:
     unsigned uniform_count = 0;
     std::array<uint32_t, 3> size{1, 1, 1}, id{0, 0, 0};
   };
+  // The result's counters cover all quads; on a fault it describes the faulting quad (registers included),
+  // otherwise its registers are unused.
   QuadResult run_workgroup(const Workgroup& wg);
 
 private:
