@@ -411,6 +411,47 @@ std::map<std::string, Case>& cases() {
     auto r = e.run("header sr=12 msg=5\ntuple p0=r0 p1=r1 ; *NOP ; +LOAD.i32 src0=0 src1=1 seg=1", {lo, hi});
     return check_lanes(r, 12, [&](unsigned l) { return 0xc0de0000u + ((lo[l] - uint32_t(kDataVa) - 0x100) / 4) * 0x111; }, why);
   };
+  // Wider loads and stores: n consecutive staging registers from r12 (load) / r13 (store); lanes use different
+  // addresses.
+  auto load_n = [](const char* mnemonic, unsigned n) {
+    return [=](std::string& why) {
+      Env e;
+      for (unsigned i = 0; i < 64; ++i) e.gpu.write32(kDataVa + 0x100 + 4 * i, 0x5a000000u + i * 0x10101);
+      Lanes lo = {uint32_t(kDataVa + 0x130), uint32_t(kDataVa + 0x100), uint32_t(kDataVa + 0x170), uint32_t(kDataVa + 0x144)};
+      auto r = e.run(std::string("header sr=12 msg=5\ntuple p0=r0 p1=r1 ; *NOP ; ") + mnemonic + " src0=0 src1=1 seg=1",
+                     {lo, {0, 0, 0, 0}});
+      for (unsigned k = 0; k < n; ++k)
+        if (!check_lanes(r, 12 + k, [&](unsigned l) { return 0x5a000000u + ((lo[l] - uint32_t(kDataVa) - 0x100) / 4 + k) * 0x10101; }, why))
+          return false;
+      // The register after the last staging register is untouched.
+      return check_lanes(r, 12 + n, [](unsigned) { return 0u; }, why);
+    };
+  };
+  c["ADD_LOAD_i64"] = load_n("+LOAD.i64", 2);
+  c["ADD_LOAD_i96"] = load_n("+LOAD.i96", 3);
+  c["ADD_LOAD_i128"] = load_n("+LOAD.i128", 4);
+  auto store_n = [](const char* mnemonic, unsigned n) {
+    return [=](std::string& why) {
+      Env e;
+      Lanes lo = {uint32_t(kDataVa + 0x230), uint32_t(kDataVa + 0x200), uint32_t(kDataVa + 0x270), uint32_t(kDataVa + 0x250)};
+      std::vector<Lanes> in(18);
+      in[0] = lo;
+      for (unsigned k = 0; k < 4; ++k)
+        for (unsigned l = 0; l < 4; ++l) in[13 + k][l] = 0x77000000u + l * 0x100 + k;
+      auto r = e.run(std::string("header sr=13 msg=6\ntuple p0=r0 p1=r1 ; *NOP ; ") + mnemonic + " src0=0 src1=1 seg=1", in);
+      if (r.status != QuadResult::Status::Done) return why = "run failed: " + r.error, false;
+      for (unsigned l = 0; l < 4; ++l) {
+        for (unsigned k = 0; k < n; ++k)
+          if (e.gpu.read32(lo[l] + 4 * k) != in[13 + k][l])
+            return why = "lane " + std::to_string(l) + " word " + std::to_string(k) + " wrong", false;
+        if (e.gpu.read32(lo[l] + 4 * n) != 0) return why = "stored past the end", false;
+      }
+      return true;
+    };
+  };
+  c["ADD_STORE_i64"] = store_n("+STORE.i64", 2);
+  c["ADD_STORE_i96"] = store_n("+STORE.i96", 3);
+  c["ADD_STORE_i128"] = store_n("+STORE.i128", 4);
   c["ADD_STORE_i32"] = [](std::string& why) {
     Env e;
     Lanes lo = {uint32_t(kDataVa + 0x20c), uint32_t(kDataVa + 0x200), uint32_t(kDataVa + 0x208), uint32_t(kDataVa + 0x204)};
@@ -602,6 +643,18 @@ const RoundTrip kRoundTrips[] = {
      "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i32 t1, r1, r2, @r8\n}\n"},
     {"ADD_STORE_i32", "header sr=9 msg=6\ntuple p0=r1 p1=r2 ; *NOP ; +STORE.i32 src0=0 src1=1 seg=1",
      "ds(0u) eos store \n{\n*NOP t0\n+STORE.i32 t1, r1, r2, @r9\n}\n"},
+    {"ADD_LOAD_i64", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; +LOAD.i64 src0=0 src1=1 seg=1",
+     "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i64 t1, r1, r2, @r8\n}\n"},
+    {"ADD_LOAD_i96", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; +LOAD.i96 src0=0 src1=1 seg=1",
+     "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i96 t1, r1, r2, @r8\n}\n"},
+    {"ADD_LOAD_i128", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; +LOAD.i128 src0=0 src1=1 seg=1",
+     "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i128 t1, r1, r2, @r8\n}\n"},
+    {"ADD_STORE_i64", "header sr=9 msg=6\ntuple p0=r1 p1=r2 ; *NOP ; +STORE.i64 src0=0 src1=1 seg=1",
+     "ds(0u) eos store \n{\n*NOP t0\n+STORE.i64 t1, r1, r2, @r9\n}\n"},
+    {"ADD_STORE_i96", "header sr=9 msg=6\ntuple p0=r1 p1=r2 ; *NOP ; +STORE.i96 src0=0 src1=1 seg=1",
+     "ds(0u) eos store \n{\n*NOP t0\n+STORE.i96 t1, r1, r2, @r9\n}\n"},
+    {"ADD_STORE_i128", "header sr=9 msg=6\ntuple p0=r1 p1=r2 ; *NOP ; +STORE.i128 src0=0 src1=1 seg=1",
+     "ds(0u) eos store \n{\n*NOP t0\n+STORE.i128 t1, r1, r2, @r9\n}\n"},
     {"ADD_BRANCHZ_i32", "header flow=1\ntuple p0=r1 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=1\nconst pchi 64",
      "ds(0u) nbb br_pc \n{\n*NOP t0\n+BRANCHZ.i32.eq t1, r1, (pc + 64)\n}\n"},
     {"ADD_JUMP", "header flow=1\ntuple fau=c0 ; *NOP ; +JUMP src2=5\nconst pchi -32",

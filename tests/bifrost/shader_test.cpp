@@ -121,6 +121,24 @@ TEST(Shader, BadAddressRaisesTheMmuFault) {
   EXPECT_EQ(r.fault_pc, kCodeVa);
 }
 
+// A 16-byte load whose last word is on an unmapped page faults there and writes none of its staging registers.
+TEST(Shader, FaultingWideLoadWritesNoRegister) {
+  GpuEnv env;
+  env.load_code(kCodeVa, bifrost_asm::assemble("header sr=5 msg=5\ntuple p0=r0 p1=r1 ; *NOP ; +LOAD.i128 src0=0 src1=1 seg=1"));
+  QuadLaunch l;
+  l.entry = kCodeVa;
+  uint64_t last_page_end = kDataVa + 4096ull * kDataPages;
+  for (unsigned i = 0; i < 4; ++i) {
+    l.regs[i][0] = uint32_t(last_page_end - 8); // words 2 and 3 lie beyond the mapping
+    for (unsigned k = 5; k < 9; ++k) l.regs[i][k] = 0x1111 * k;
+  }
+  auto r = env.core->run_quad(l);
+  ASSERT_EQ(r.status, QuadResult::Status::Fault);
+  ASSERT_TRUE(r.mmu_fault.has_value());
+  EXPECT_EQ(r.mmu_fault->va, last_page_end);
+  for (unsigned k = 5; k < 9; ++k) EXPECT_EQ(r.regs[0][k], 0x1111u * k);
+}
+
 TEST(Shader, WriteToReadOnlyMemoryFaults) {
   GpuEnv env;
   env.load_code(kCodeVa, bifrost_asm::assemble("header sr=5 msg=6\ntuple p0=r0 p1=r1 ; *NOP ; +STORE.i32 src0=0 src1=1 seg=1"));
