@@ -92,7 +92,9 @@ uint64_t f32_minmax(uint64_t a, uint64_t b, uint64_t is_max, uint64_t sem) {
 
 uint64_t f32_to_int(uint64_t a, uint64_t is_unsigned, uint64_t round) {
   uint32_t flags = 0;
-  auto rm = static_cast<vplat::fp::Rounding>(round & 3);
+  // Float-to-integer conversions truncate when no rounding mode is given: Mesa emits them so for NIR's f2i/f2u
+  // and folds them as C casts "to match hardware rules" (bi_opt_constant_fold.c).
+  auto rm = round == 0 ? vplat::fp::Rounding::Zero : static_cast<vplat::fp::Rounding>(round & 3);
   return static_cast<uint32_t>(vplat::fp::f32_to_int(static_cast<uint32_t>(a), 32, is_unsigned != 0, 0, rm, 0, flags));
 }
 

@@ -85,9 +85,12 @@ uint32_t ref_bool(bool b, unsigned result_type) {
   if (!b) return 0;
   return result_type == 1 ? 0x3f800000u : result_type == 2 ? 0xffffffffu : 1u;
 }
+// Float -> integer: saturating, NaN -> 0, and no rounding mode (0) means truncation (Mesa folds these ops as C
+// casts "to match hardware rules", bi_opt_constant_fold.c).
 uint32_t ref_f2i(uint32_t a, bool is_unsigned, unsigned round) {
   float x = fl(a);
   if (std::isnan(x)) return 0;
+  if (round == 0) round = 3;
   double r = with_rounding(round, [&] {
     volatile float v = x;
     volatile float n = std::nearbyint(v);
