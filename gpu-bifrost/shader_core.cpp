@@ -58,6 +58,7 @@ std::shared_ptr<const DecodedClause> ShaderCache::get(GpuMmu& mmu, unsigned as, 
       },
       *c);
   if (!ok) return nullptr;
+  if (entries_.size() >= kMaxEntries) entries_.clear();
   Entry e;
   e.clause = c;
   e.raw = std::move(raw);

@@ -42,6 +42,10 @@ public:
   };
   Stats stats() const;
 
+  // A guest can make the core decode any number of distinct clause addresses; past this many entries the
+  // cache starts over, so host memory stays bounded (a decoded clause is about 1 KiB).
+  static constexpr size_t kMaxEntries = 1 << 16;
+
 private:
   struct Entry {
     std::shared_ptr<const DecodedClause> clause;
