@@ -185,6 +185,7 @@ QuadExec::Status QuadExec::step() {
     s.PC = c.address;
     s.NPC = c.next();
     s.FAULT = 0;
+    s.BARRIER = 0;
   }
   for (unsigned ti = 0; ti < c.tuple_count; ++ti) {
     const DecodedTuple& t = c.tuples[ti];
@@ -218,21 +219,27 @@ QuadExec::Status QuadExec::step() {
       res_.lane_instructions += 2;
     }
   }
+  bool barrier = false;
   for (unsigned i = 0; i < kQuadLanes; ++i) {
     if (!(mask >> i & 1)) continue;
     gen::State& s = th[i].s;
+    barrier |= s.BARRIER != 0;
     if (c.tuple_count) commit_writes(s, c.tuples[c.tuple_count - 1], fma_out[i], add_out[i]);
     bool taken = s.NPC != c.next();
     if (c.flow() == 0 && !taken) live_ &= static_cast<uint8_t>(~(1u << i)); // end of shader
     pc_[i] = s.NPC;
   }
   if (!live_) status_ = Status::Done;
+  else if (barrier) status_ = Status::AtBarrier;
   return status_;
 }
 
 QuadResult ShaderCore::run_quad(const QuadLaunch& l) {
   QuadExec q(l, mmu_, cache_);
-  while (q.step() == QuadExec::Status::Running) {
+  for (;;) {
+    auto st = q.step();
+    if (st == QuadExec::Status::AtBarrier) q.release_barrier();
+    else if (st != QuadExec::Status::Running) break;
   }
   return q.result();
 }
@@ -273,9 +280,11 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
   };
   for (bool running = true; running;) {
     running = false;
+    bool waiting = false;
     for (auto& q : quads) {
       auto st = q.step();
       if (st == QuadExec::Status::Running) running = true;
+      else if (st == QuadExec::Status::AtBarrier) waiting = true;
       else if (st != QuadExec::Status::Done) {
         QuadResult r = q.result();
         for (auto& o : quads) add_counts(o.result());
@@ -284,6 +293,11 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
         r.lane_instructions = total.lane_instructions;
         return r;
       }
+    }
+    // Everyone still alive is at the barrier: release them together.
+    if (!running && waiting) {
+      for (auto& q : quads) q.release_barrier();
+      running = true;
     }
   }
   for (auto& q : quads) add_counts(q.result());

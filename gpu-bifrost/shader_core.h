@@ -93,9 +93,12 @@ public:
   QuadExec(const QuadExec&) = delete;
   QuadExec& operator=(const QuadExec&) = delete;
 
-  enum class Status { Running, Done, Fault, Timeout };
+  enum class Status { Running, Done, Fault, Timeout, AtBarrier };
   Status step(); // runs the clause at the lowest PC among the live lanes, with exactly those lanes
   Status status() const { return status_; }
+  void release_barrier() {
+    if (status_ == Status::AtBarrier) status_ = Status::Running;
+  }
   QuadResult result() const; // registers as they are now, counters, fault details
 
 private:
@@ -113,12 +116,14 @@ private:
 class ShaderCore {
 public:
   ShaderCore(GpuMmu& mmu, ShaderCache& cache) : mmu_(mmu), cache_(cache) {}
+  // A lone quad: a barrier releases at once (the quad is the whole workgroup).
   QuadResult run_quad(const QuadLaunch& launch);
 
   // Compute dispatch of one workgroup: threads are numbered x fastest, packed into quads; each thread gets
   // Mesa's compute preload registers (pan_shader.h): r55 = local id x | y << 16, r56 = local id z,
-  // r57..r59 = workgroup id, r60..r62 = global id. The quads run interleaved, one clause each in turn, and the
-  // workgroup stops at the first fault. Barriers are not modelled yet (the interleaving is where they go).
+  // r57..r59 = workgroup id, r60..r62 = global id. The quads run interleaved, one clause each in turn; a quad
+  // that executes +BARRIER waits until every quad that has not ended is waiting too. The workgroup stops at the
+  // first fault.
   struct Workgroup {
     uint64_t entry = 0;
     unsigned as = 0;

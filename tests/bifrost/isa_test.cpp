@@ -455,6 +455,18 @@ std::map<std::string, Case>& cases() {
   c["ADD_STORE_i64"] = store_n("+STORE.i64", 2);
   c["ADD_STORE_i96"] = store_n("+STORE.i96", 3);
   c["ADD_STORE_i128"] = store_n("+STORE.i128", 4);
+  // A lone quad's barrier releases at once; the lanes carry on past it (the workgroup behaviour is in
+  // shader_test.cpp BarrierOrdersAWorkgroupsQuads).
+  c["ADD_BARRIER"] = [](std::string& why) {
+    Env e;
+    uint64_t at = e.gpu.load_code(kCodeVa, bifrost_asm::assemble("header flow=3 msg=8\ntuple ; *NOP ; +BARRIER"));
+    e.gpu.load_code(at, bifrost_asm::assemble("tuple p0=r0 ; *MOV.i32 src0=0 ; +NOP ; fma->r5"));
+    QuadLaunch l;
+    l.entry = kCodeVa;
+    for (unsigned i = 0; i < 4; ++i) l.regs[i][0] = kIntA[i];
+    auto r = e.gpu.core->run_quad(l);
+    return check_lanes(r, 5, [](unsigned i) { return kIntA[i]; }, why);
+  };
   c["ADD_STORE_i32"] = [](std::string& why) {
     Env e;
     Lanes lo = {uint32_t(kDataVa + 0x20c), uint32_t(kDataVa + 0x200), uint32_t(kDataVa + 0x208), uint32_t(kDataVa + 0x204)};
@@ -658,6 +670,8 @@ const RoundTrip kRoundTrips[] = {
      "ds(0u) eos store \n{\n*NOP t0\n+STORE.i96 t1, r1, r2, @r9\n}\n"},
     {"ADD_STORE_i128", "header sr=9 msg=6\ntuple p0=r1 p1=r2 ; *NOP ; +STORE.i128 src0=0 src1=1 seg=1",
      "ds(0u) eos store \n{\n*NOP t0\n+STORE.i128 t1, r1, r2, @r9\n}\n"},
+    {"ADD_BARRIER", "header flow=3 msg=8 wait=0x80\ntuple ; *NOP ; +BARRIER",
+     "ds(0u) nbb barrier dwb(7) \n{\n*NOP t0\n+BARRIER t1\n}\n"},
     {"ADD_BRANCHZ_i32", "header flow=1\ntuple p0=r1 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=1\nconst pchi 64",
      "ds(0u) nbb br_pc \n{\n*NOP t0\n+BRANCHZ.i32.eq t1, r1, (pc + 64)\n}\n"},
     {"ADD_JUMP", "header flow=1\ntuple fau=c0 ; *NOP ; +JUMP src2=5\nconst pchi -32",

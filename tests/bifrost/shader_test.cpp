@@ -73,6 +73,72 @@ TEST(Shader, VectorAddOverGpuMemory) {
   EXPECT_EQ(env.cache.stats().decodes, 4u);
 }
 
+// A workgroup of two quads exchanging data through memory: every thread first spins (global id + 1) times, so
+// the second quad is late, then writes its slot, meets the others at a barrier and reads the slot four threads
+// away. Without the barrier the first quad would read the second quad's slots before they are written; the
+// test shows that too, by replacing +BARRIER with +NOP.
+std::vector<uint32_t> run_exchange(bool with_barrier) {
+  GpuEnv env;
+  const std::string barrier = with_barrier ? "+BARRIER" : "+NOP";
+  const char* prologue = "header flow=3\ntuple p0=r60 fau=c0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\nconst 0x1\n";
+  const char* spin = R"(
+header flow=1
+tuple p0=r0 fau=c1 ; *NOP ; +ISUB.s32 src0=0 src1=4 ; add->r0
+tuple fau=c0 ; *NOP ; +BRANCHZ.i32 src0=7 src2=5 eq=0
+const pchi 0
+const 0x1
+)";
+  const char* write = R"(
+header flow=3 sr=21 msg=6
+tuple p0=r60 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +IADD.s32 src0=0 src1=5 ; add->r21
+tuple fau=u0 ; *NOP ; +IADD.s32 src0=6 src1=4
+tuple fau=u0 ; *NOP ; +STORE.i32 src0=7 src1=5 seg=1
+const 0x6400000002
+)";
+  std::string meet = "header flow=3 msg=8\ntuple ; *NOP ; " + barrier + "\n";
+  const char* read = R"(
+header flow=3 sr=23 msg=5
+tuple p0=r60 fau=c0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r24
+tuple ; *NOP ; +NOP
+tuple p0=r24 fau=c0 ; *LSHIFT_AND.i32 src0=0 src1=5 src2=3 not_result=1 ; +NOP
+tuple fau=c1 ; *LSHIFT_OR.i32 src0=6 src1=3 src2=4 not1=1 ; +NOP
+tuple fau=u0 ; *NOP ; +IADD.s32 src0=6 src1=4
+tuple fau=u0 ; *NOP ; +LOAD.i32 src0=7 src1=5 seg=1
+const 0x0000000700000004
+const 0x2
+)";
+  const char* store = R"(
+header sr=23 msg=6
+tuple p0=r60 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +NOP
+tuple fau=u1 ; *NOP ; +IADD.s32 src0=6 src1=4
+tuple fau=u1 ; *NOP ; +STORE.i32 src0=7 src1=5 seg=1
+const 0x2
+)";
+  uint64_t at = kCodeVa;
+  for (const std::string& c : {std::string(prologue), std::string(spin), std::string(write), meet, std::string(read),
+                               std::string(store)})
+    at = env.load_code(at, bifrost_asm::assemble(c));
+  uint64_t slots = kDataVa, out = kDataVa + 0x100;
+  std::vector<uint64_t> uniforms = {slots, out};
+  ShaderCore::Workgroup wg;
+  wg.entry = kCodeVa;
+  wg.uniforms = uniforms.data();
+  wg.uniform_count = 2;
+  wg.size = {8, 1, 1};
+  auto r = env.core->run_workgroup(wg);
+  EXPECT_EQ(r.status, QuadResult::Status::Done) << r.error;
+  std::vector<uint32_t> v;
+  for (unsigned i = 0; i < 8; ++i) v.push_back(env.read32(out + 4 * i));
+  return v;
+}
+
+TEST(Shader, BarrierOrdersAWorkgroupsQuads) {
+  std::vector<uint32_t> want;
+  for (unsigned i = 0; i < 8; ++i) want.push_back(((i + 4) & 7) + 100);
+  EXPECT_EQ(run_exchange(true), want);
+  EXPECT_NE(run_exchange(false), want); // the barrier is what makes it work
+}
+
 // A loop whose trip count differs per lane: r1 = r0 * 3 by repeated addition, r0 = lane's count. Lanes leave the
 // loop at different times and wait at the exit until all have (lowest-PC-first scheduling).
 TEST(Shader, DivergentLoopReconverges) {
