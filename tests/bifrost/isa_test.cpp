@@ -18,7 +18,6 @@ using namespace bifrost_test;
 namespace {
 
 using Lanes = std::array<uint32_t, 4>;
-using Regs = std::array<std::array<uint32_t, kNumRegs>, kQuadLanes>;
 
 float fl(uint32_t v) {
   float f;
@@ -470,8 +469,6 @@ std::map<std::string, Case>& cases() {
   c["ADD_STORE_i32"] = [](std::string& why) {
     Env e;
     Lanes lo = {uint32_t(kDataVa + 0x20c), uint32_t(kDataVa + 0x200), uint32_t(kDataVa + 0x208), uint32_t(kDataVa + 0x204)};
-    Regs dummy{};
-    (void)dummy;
     std::vector<Lanes> in(14);
     in[0] = lo;
     in[13] = kIntA;
