@@ -41,6 +41,7 @@ struct Type {
 
 struct FuncDecl;
 struct StateVar;
+struct Table;
 
 struct Expr {
   enum Kind {
@@ -69,9 +70,10 @@ struct Expr {
   // Filled by the checker.
   Type type;
   bool is_const = false; // depends only on decode-time fields and literals
-  enum RefKind { Local, Param, Field, StateScalar, StateArray } ref_kind = Local;
+  enum RefKind { Local, Param, Field, StateScalar, StateArray, TableElem } ref_kind = Local;
   const FuncDecl* func = nullptr; // Call: ADL function or extern
   const StateVar* state = nullptr;
+  const Table* table = nullptr; // Index into a constant table
 };
 using ExprP = std::unique_ptr<Expr>;
 
@@ -102,6 +104,7 @@ struct FuncDecl {
   bool is_extern = false;
   bool may_fault = false; // extern declared `fault`, or a function that calls one
   bool pure_extern = false; // extern declared `pure`: no state, no faults; usable in guards and asm
+  bool exported = false;    // `export func`: callable from C++ through <isa>_isa.h
   std::vector<StmtP> body;
   std::set<std::string> reads, writes; // state touched, transitively (checker)
   std::set<std::string> helpers;       // externs called, transitively (checker)
@@ -123,6 +126,7 @@ struct Field {
 
 struct Pattern {
   uint64_t mask = 0, value = 0;
+  int width = 0; // bits of the word the pattern describes (the ISA's or its unit's width)
   std::vector<Field> fields;
   Loc loc;
 };
@@ -130,7 +134,13 @@ struct Pattern {
 struct Insn {
   std::string name;
   Loc loc;
+  std::string unit;     // decode unit ("" = the ISA's own instruction word)
   Pattern pattern;
+  struct Attr {
+    std::string key, value;
+    Loc loc;
+  };
+  std::vector<Attr> attrs; // `attr key = value` metadata, in order
   ExprP guard;          // `when (...)`: decode-time condition, else the encoding is not this instruction
   std::string cls = "other";
   std::vector<StmtP> body;
@@ -143,6 +153,23 @@ struct Insn {
   bool is_branch = false; // writes the next-PC variable
 };
 
+// A constant lookup table (`table u8 NAME[N] = {...};`): read-only, usable wherever a pure function is.
+struct Table {
+  std::string name;
+  Type elem;                      // an integer type, or str
+  int count = 0;
+  std::vector<uint64_t> values;   // integer tables (canonical bits of elem)
+  std::vector<std::string> strs;  // str tables
+  Loc loc;
+};
+
+// A decode unit: a separately decoded instruction word of its own width (Bifrost's FMA and ADD ops).
+struct Unit {
+  std::string name;
+  int width = 0;
+  Loc loc;
+};
+
 struct Description {
   std::string isa_name;
   int width = 32;
@@ -151,10 +178,29 @@ struct Description {
   std::vector<StateVar> state;
   std::vector<std::unique_ptr<FuncDecl>> funcs;
   std::map<std::string, FuncDecl*> func_by_name;
-  std::map<std::string, Pattern> formats;
+  std::map<std::string, Pattern> formats; // key: "name" or "unit::name"
+  std::vector<Unit> units;
+  std::vector<std::unique_ptr<Table>> tables;
+  std::set<std::string> attr_keys; // `attr KEY;` in the isa block; when non-empty, insn attrs must use them
   std::vector<std::unique_ptr<Insn>> insns;
   int groups = 0;
   std::vector<std::string> files;
+
+  const Unit* find_unit(const std::string& n) const {
+    for (auto& u : units)
+      if (u.name == n) return &u;
+    return nullptr;
+  }
+  const Table* find_table(const std::string& n) const {
+    for (auto& t : tables)
+      if (t->name == n) return t.get();
+    return nullptr;
+  }
+  int unit_width(const std::string& unit) const {
+    if (unit.empty()) return width;
+    const Unit* u = find_unit(unit);
+    return u ? u->width : width;
+  }
 
   const StateVar* find_state(const std::string& n) const {
     for (auto& s : state)

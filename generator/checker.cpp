@@ -74,6 +74,7 @@ private:
     if (lookup(n)) fail(l, "'" + n + "' is already declared in this scope");
     if (d_.find_state(n)) fail(l, "'" + n + "' hides a state variable of the same name");
     if (d_.func_by_name.count(n)) fail(l, "'" + n + "' hides a function of the same name");
+    if (d_.find_table(n)) fail(l, "'" + n + "' hides a table of the same name");
     scopes_.back()[n] = v;
   }
 
@@ -129,6 +130,9 @@ private:
   void check_insn(Insn& in) {
     insn_ = &in;
     func_ = nullptr;
+    for (auto& a : in.attrs)
+      if (!d_.attr_keys.empty() && !d_.attr_keys.count(a.key))
+        fail(a.loc, "unknown attribute '" + a.key + "' (declare it in the isa block: attr " + a.key + ";)");
     std::set<std::string> dummy_r, dummy_w, dummy_h;
     bool dummy_f = false;
     if (in.guard) {
@@ -286,14 +290,20 @@ private:
   void check_index(Expr& idx, const StateVar& sv) {
     Type t = check_expr(idx);
     if (!t.is_int()) fail(idx.loc, "an index must be an integer");
+    check_index_range(idx, t, sv.count, sv.name);
+  }
+
+  // State arrays and tables share one rule: a constant index must be in range; any other index must be
+  // unable to exceed the array (its type is narrow enough), unless the size is a power of two (it wraps).
+  void check_index_range(const Expr& idx, const Type& t, int count, const std::string& name) {
     if (idx.kind == Expr::Num) {
-      if (idx.value >= static_cast<uint64_t>(sv.count)) fail(idx.loc, "index out of range for '" + sv.name + "'");
+      if (idx.value >= static_cast<uint64_t>(count)) fail(idx.loc, "index out of range for '" + name + "'");
       return;
     }
-    bool pow2 = (sv.count & (sv.count - 1)) == 0;
-    bool fits = t.kind == Type::Int && t.width < 63 && (uint64_t(1) << t.width) <= static_cast<uint64_t>(sv.count);
+    bool pow2 = (count & (count - 1)) == 0;
+    bool fits = t.kind == Type::Int && t.width < 63 && (uint64_t(1) << t.width) <= static_cast<uint64_t>(count);
     if (!pow2 && !fits)
-      fail(idx.loc, "an index of type " + t.str_name() + " can exceed '" + sv.name + "[" + std::to_string(sv.count) +
+      fail(idx.loc, "an index of type " + t.str_name() + " can exceed '" + name + "[" + std::to_string(count) +
                         "]'; narrow it first");
   }
 
@@ -368,6 +378,15 @@ private:
         e.args.insert(e.args.begin(), std::move(base));
         e.kind = Expr::Bit;
         return check_expr_inner(e);
+      }
+      if (const Table* tb = d_.find_table(e.name)) {
+        Type it = check_expr(*e.args[0]);
+        if (!it.is_int()) fail(e.args[0]->loc, "an index must be an integer");
+        check_index_range(*e.args[0], it, tb->count, tb->name);
+        e.table = tb;
+        e.ref_kind = Expr::TableElem;
+        e.is_const = e.args[0]->is_const;
+        return tb->elem;
       }
       const StateVar* sv = d_.find_state(e.name);
       if (!sv) fail(e.loc, "undeclared name '" + e.name + "'");
@@ -508,6 +527,7 @@ private:
     for (size_t i = 0; i < v.size(); ++i)
       for (size_t j = i + 1; j < v.size(); ++j) {
         const Pattern &a = v[i]->pattern, &b = v[j]->pattern;
+        if (v[i]->unit != v[j]->unit) continue;
         if (((a.value ^ b.value) & a.mask & b.mask) != 0) continue;
         if (v[i]->group >= 0 && v[i]->group == v[j]->group) continue;
         fail(v[j]->loc, "encoding of '" + v[j]->name + "' overlaps '" + v[i]->name + "' (" + v[i]->loc.str() +

@@ -94,13 +94,14 @@ public:
     }
   }
 
-  std::string index_code(const Expr& idx, const StateVar& sv) {
+  std::string index_code(const Expr& idx, const StateVar& sv) { return index_code(idx, sv.count); }
+  std::string index_code(const Expr& idx, int count) {
     if (idx.kind == Expr::Num) return std::to_string(idx.value);
     std::string i = conv(idx, Type::u(64));
-    bool pow2 = (sv.count & (sv.count - 1)) == 0;
+    bool pow2 = (count & (count - 1)) == 0;
     bool fits = idx.type.kind == Type::Int && idx.type.width < 63 &&
-                (uint64_t(1) << idx.type.width) <= static_cast<uint64_t>(sv.count);
-    if (pow2 && !fits) i = "(" + i + " & " + std::to_string(sv.count - 1) + ")";
+                (uint64_t(1) << idx.type.width) <= static_cast<uint64_t>(count);
+    if (pow2 && !fits) i = "(" + i + " & " + std::to_string(count - 1) + ")";
     return i;
   }
 
@@ -145,7 +146,12 @@ public:
       return o + ")";
     }
     case Expr::Ref: return name_of(e);
-    case Expr::Index: return value_ctype(t) + "(s." + e.name + "[" + index_code(*e.args[0], *e.state) + "])";
+    case Expr::Index:
+      if (e.table) {
+        std::string el = "kTable_" + e.name + "[" + index_code(*e.args[0], e.table->count) + "]";
+        return t.kind == Type::Str ? "std::string(" + el + ")" : value_ctype(t) + "(" + el + ")";
+      }
+      return value_ctype(t) + "(s." + e.name + "[" + index_code(*e.args[0], *e.state) + "])";
     case Expr::Slice: {
       const Expr& a = *e.args[0];
       int w = e.hi - e.lo + 1;
@@ -340,6 +346,30 @@ std::string func_signature(const FuncDecl& f, bool with_state) {
   return s + ")";
 }
 
+// The C++ name and signature an exported function has in <isa>_isa.h (no fn_ prefix).
+std::string func_signature_public(const FuncDecl& f) {
+  std::string s = value_ctype(f.ret) + " " + f.name + "(";
+  bool first = true;
+  if (!is_pure(f)) {
+    s += "State& s";
+    first = false;
+  }
+  for (auto& p : f.params) {
+    if (!first) s += ", ";
+    first = false;
+    s += value_ctype(p.type) + " v_" + p.name;
+  }
+  return s + ")";
+}
+
+// The ISA's own instruction word has a decoder when instructions use it, or when there are no units at all.
+bool has_default_unit(const Description& d) {
+  if (d.units.empty()) return true;
+  for (auto& in : d.insns)
+    if (in->unit.empty()) return true;
+  return false;
+}
+
 } // namespace
 
 std::vector<std::string> cpp_outputs(const std::string& isa, const CppOptions& opts) {
@@ -387,19 +417,60 @@ void emit_cpp(const Description& d, const CppOptions& opts) {
     std::ostringstream o;
     o << head << "#pragma once\n#include \"" << isa << "_state.h\"\n#include <string>\n\nnamespace " << ns << " {\n\n";
     o << "constexpr int kInsnWidth = " << d.width << ";\nconstexpr int kNumInsns = " << d.insns.size() << ";\n\n";
+    for (auto& u : d.units)
+      o << "constexpr int kUnitWidth_" << u.name << " = " << u.width << "; // bits of a `" << u.name << "` word\n";
+    if (!d.units.empty()) o << "\n";
+    if (!d.tables.empty()) o << "// Constant tables of the description (`table`), one source of truth for C++ users too.\n";
+    for (auto& tb : d.tables) {
+      if (tb->elem.kind == Type::Str) {
+        o << "inline constexpr const char* kTable_" << tb->name << "[" << tb->count << "] = {";
+        for (size_t i = 0; i < tb->strs.size(); ++i) o << (i ? ", " : "") << cpp_string_literal(tb->strs[i]);
+      } else {
+        o << "inline constexpr " << storage_ctype(tb->elem) << " kTable_" << tb->name << "[" << tb->count << "] = {";
+        for (size_t i = 0; i < tb->values.size(); ++i) {
+          o << (i ? ", " : "");
+          if (tb->elem.is_signed) o << static_cast<int64_t>(tb->values[i]) << (tb->elem.width > 32 ? "ll" : "");
+          else o << "0x" << std::hex << tb->values[i] << std::dec << "u" << (tb->elem.width > 32 ? "ll" : "");
+        }
+      }
+      o << "};\n";
+    }
+    if (!d.tables.empty()) o << "\n";
     o << "enum InsnId : int {\n";
     for (auto& in : d.insns) o << "  I_" << in->name << " = " << in->id << ",\n";
     o << "};\n\n";
-    o << "// Identifies the instruction an encoding belongs to, or returns -1 when it is unallocated.\n"
-         "int decode(uint64_t insn);\n\n"
-         "// Executes one decoded instruction. The caller has set the next-PC state to the fall-through address.\n"
+    if (has_default_unit(d))
+      o << "// Identifies the instruction an encoding belongs to, or returns -1 when it is unallocated.\n"
+           "int decode(uint64_t insn);\n\n";
+    for (auto& u : d.units)
+      o << "// Identifies the `" << u.name << "` instruction a " << u.width
+        << "-bit word encodes (an id shared by all units), or -1 when it is unallocated.\nint decode_" << u.name
+        << "(uint64_t insn);\n\n";
+    bool any_export = false;
+    for (auto& f : d.funcs)
+      if (f->exported) {
+        if (!any_export) o << "// Functions the description exports (`export func`).\n";
+        any_export = true;
+        o << func_signature_public(*f) << ";\n";
+      }
+    if (any_export) o << "\n";
+    o << "// Executes one decoded instruction. The caller has set the next-PC state to the fall-through address.\n"
          "using ExecFn = void (*)(State& s, uint64_t insn);\nextern const ExecFn kExec[kNumInsns];\n\n"
          "// Assembly text of an allocated encoding (id from decode()).\n"
          "std::string disassemble(int id, uint64_t insn);\n\n"
+         "// An encoding field: bits [lsb, lsb+width) of the instruction word; `bound` >= 0 when a format binding\n"
+         "// fixes it.\nstruct FieldInfo {\n  const char* name;\n  int lsb, width;\n  int64_t bound;\n};\n\n"
          "struct InsnInfo {\n  const char* name;\n  const char* cls;\n  uint64_t mask, value;\n"
          "  const char* reads;   // state read, comma-separated\n  const char* writes;  // state written\n"
          "  const char* helpers; // runtime helpers called\n  bool may_fault;\n  bool is_branch;\n"
-         "  const char* file;\n  int line;\n};\nextern const InsnInfo kInsnInfo[kNumInsns];\n\n} // namespace "
+         "  const char* file;\n  int line;\n"
+         "  const char* unit;    // decode unit, \"\" for the ISA's own instruction word\n"
+         "  int width;           // bits of the instruction word\n"
+         "  const char* attrs;   // `attr` metadata: \"key=value,key=value\"\n"
+         "  const FieldInfo* fields;\n  int num_fields;\n"
+         "};\nextern const InsnInfo kInsnInfo[kNumInsns];\n\n"
+         "// The value of attribute `key` of instruction `id`, or \"\" when it has none.\n"
+         "std::string insn_attr(int id, const std::string& key);\n\n} // namespace "
       << ns << "\n";
     write_file(dir + isa + "_isa.h", o.str());
   }
@@ -464,12 +535,33 @@ void emit_cpp(const Description& d, const CppOptions& opts) {
       em.pre = nullptr;
     }
     o << "} // namespace\n\n";
-    o << "int decode(uint64_t insn) {\n";
-    std::vector<DecodeCandidate> cands;
-    for (auto& in : d.insns)
-      cands.push_back({in->id, in->pattern.mask, in->pattern.value, in->group, in->guard ? "guard_" + in->name : ""});
-    o << emit_decode_tree(cands, d.width, 1);
-    o << "}\n\n} // namespace " << ns << "\n";
+    auto decoder = [&](const std::string& unit, const std::string& fname, int width) {
+      o << "int " << fname << "(uint64_t insn) {\n";
+      if (!unit.empty() && width < 64) o << "  insn &= 0x" << std::hex << ((uint64_t(1) << width) - 1) << std::dec << "ull;\n";
+      std::vector<DecodeCandidate> cands;
+      for (auto& in : d.insns)
+        if (in->unit == unit)
+          cands.push_back({in->id, in->pattern.mask, in->pattern.value, in->group, in->guard ? "guard_" + in->name : ""});
+      o << emit_decode_tree(cands, width, 1);
+      o << "}\n\n";
+    };
+    if (has_default_unit(d)) decoder("", "decode", d.width);
+    for (auto& u : d.units) decoder(u.name, "decode_" + u.name, u.width);
+    for (auto& f : d.funcs) {
+      if (!f->exported) continue;
+      o << func_signature_public(*f) << " {\n  return fn_" << f->name << "(";
+      bool first = true;
+      if (!is_pure(*f)) {
+        o << "s";
+        first = false;
+      }
+      for (auto& p : f->params) {
+        o << (first ? "" : ", ") << "v_" << p.name;
+        first = false;
+      }
+      o << ");\n}\n\n";
+    }
+    o << "} // namespace " << ns << "\n";
     write_file(dir + isa + "_decode.cpp", o.str());
   }
 
@@ -508,15 +600,36 @@ void emit_cpp(const Description& d, const CppOptions& opts) {
       return cpp_string_literal(o);
     };
     std::ostringstream o;
-    o << head << "#include \"" << isa << "_isa.h\"\n\nnamespace " << ns << " {\n\nconst InsnInfo kInsnInfo[kNumInsns] = {\n";
+    o << head << "#include \"" << isa << "_isa.h\"\n\nnamespace " << ns << " {\n\nnamespace {\n";
+    for (auto& in : d.insns) {
+      if (in->pattern.fields.empty()) continue;
+      o << "const FieldInfo kFields_" << in->name << "[] = {";
+      for (auto& f : in->pattern.fields)
+        o << "{" << cpp_string_literal(f.name) << ", " << f.lsb << ", " << f.width << ", "
+          << (f.bound ? std::to_string(*f.bound) + "ll" : std::string("-1")) << "}, ";
+      o << "};\n";
+    }
+    o << "} // namespace\n\nconst InsnInfo kInsnInfo[kNumInsns] = {\n";
     for (auto& in : d.insns) {
       std::string file = in->loc.file.substr(in->loc.file.rfind('/') + 1);
       o << "    {" << cpp_string_literal(in->name) << ", " << cpp_string_literal(in->cls) << ", 0x" << std::hex
         << in->pattern.mask << "ull, 0x" << in->pattern.value << std::dec << "ull, " << join(in->reads) << ", "
         << join(in->writes) << ", " << join(in->helpers) << ", " << (in->may_fault ? "true" : "false") << ", "
-        << (in->is_branch ? "true" : "false") << ", " << cpp_string_literal(file) << ", " << in->loc.line << "},\n";
+        << (in->is_branch ? "true" : "false") << ", " << cpp_string_literal(file) << ", " << in->loc.line << ", ";
+      std::string attrs;
+      for (auto& a : in->attrs) attrs += (attrs.empty() ? "" : ",") + a.key + "=" + a.value;
+      o << cpp_string_literal(in->unit) << ", " << d.unit_width(in->unit) << ", " << cpp_string_literal(attrs) << ", "
+        << (in->pattern.fields.empty() ? std::string("nullptr") : "kFields_" + in->name) << ", "
+        << in->pattern.fields.size() << "},\n";
     }
-    o << "};\n\n} // namespace " << ns << "\n";
+    o << "};\n\nstd::string insn_attr(int id, const std::string& key) {\n"
+         "  if (id < 0 || id >= kNumInsns) return {};\n"
+         "  std::string a = kInsnInfo[id].attrs;\n"
+         "  for (size_t p = 0; p < a.size();) {\n"
+         "    size_t end = a.find(',', p);\n    if (end == std::string::npos) end = a.size();\n"
+         "    size_t eq = a.find('=', p);\n"
+         "    if (eq < end && a.compare(p, eq - p, key) == 0 && eq - p == key.size()) return a.substr(eq + 1, end - eq - 1);\n"
+         "    p = end + 1;\n  }\n  return {};\n}\n\n} // namespace " << ns << "\n";
     write_file(dir + isa + "_meta.cpp", o.str());
   }
 }

@@ -33,12 +33,18 @@ public:
       if (is_ident("isa")) parse_isa();
       else if (is_ident("state")) parse_state();
       else if (is_ident("extern")) parse_extern();
-      else if (is_ident("func")) parse_func();
+      else if (is_ident("func")) parse_func(false);
+      else if (is_ident("export")) {
+        next();
+        if (!is_ident("func")) fail(peek().loc, "expected 'func' after 'export'");
+        parse_func(true);
+      } else if (is_ident("table")) parse_table();
+      else if (is_ident("unit")) parse_unit();
       else if (is_ident("format")) parse_format();
       else if (is_ident("insn")) parse_insn(-1);
       else if (is_ident("overlap")) parse_overlap();
-      else fail(k.loc, "expected a declaration (isa, state, extern, func, format, insn, overlap), found '" +
-                           k.text + "'");
+      else fail(k.loc, "expected a declaration (isa, state, extern, func, export, table, unit, format, insn, overlap), "
+                       "found '" + k.text + "'");
     }
   }
 
@@ -52,6 +58,15 @@ private:
   std::vector<Token> t_;
   size_t p_ = 0;
   Description& d_;
+  std::string unit_; // the unit block being parsed, or "" at top level
+
+  int cur_width() const { return d_.unit_width(unit_); }
+  std::string format_key(const std::string& n) const { return unit_.empty() ? n : unit_ + "::" + n; }
+  void check_global_name(const Loc& l, const std::string& n) {
+    if (d_.find_state(n)) fail(l, "'" + n + "' is already a state variable");
+    if (d_.func_by_name.count(n)) fail(l, "'" + n + "' is already a function");
+    if (d_.find_table(n)) fail(l, "'" + n + "' is already a table");
+  }
 
   const Token& peek(size_t k = 0) const { return t_[std::min(p_ + k, t_.size() - 1)]; }
   bool at_end() const { return peek().kind == Tok::End; }
@@ -90,8 +105,11 @@ private:
     d_.isa_name = ident("the ISA name").text;
     expect("{");
     while (!accept("}")) {
-      Token k = ident("an ISA property (width, fault_flag, next_pc)");
-      if (k.text == "width") {
+      Token k = ident("an ISA property (width, fault_flag, next_pc, attr)");
+      if (k.text == "attr") {
+        Token a = ident("an attribute name");
+        if (!d_.attr_keys.insert(a.text).second) fail(a.loc, "attribute '" + a.text + "' declared twice");
+      } else if (k.text == "width") {
         uint64_t w = number("a width");
         if (w < 8 || w > 64) fail(k.loc, "instruction width must be 8..64 bits");
         d_.width = static_cast<int>(w);
@@ -122,6 +140,7 @@ private:
       }
       expect(";");
       if (d_.find_state(v.name)) fail(v.loc, "state variable '" + v.name + "' declared twice");
+      if (d_.find_table(v.name)) fail(v.loc, "'" + v.name + "' is already a table");
       d_.state.push_back(v);
     }
   }
@@ -144,6 +163,7 @@ private:
 
   void add_func(std::unique_ptr<FuncDecl> f) {
     if (d_.func_by_name.count(f->name)) fail(f->loc, "function '" + f->name + "' declared twice");
+    if (d_.find_table(f->name)) fail(f->loc, "'" + f->name + "' is already a table");
     d_.func_by_name[f->name] = f.get();
     d_.funcs.push_back(std::move(f));
   }
@@ -168,9 +188,10 @@ private:
     add_func(std::move(f));
   }
 
-  void parse_func() {
+  void parse_func(bool exported) {
     next();
     auto f = std::make_unique<FuncDecl>();
+    f->exported = exported;
     f->ret = type();
     Token n = ident("a function name");
     f->name = n.text;
@@ -180,12 +201,95 @@ private:
     add_func(std::move(f));
   }
 
+  // table TYPE NAME[N] = { v, v, ... };   (TYPE is an integer type or str)
+  void parse_table() {
+    next();
+    auto t = std::make_unique<Table>();
+    t->loc = peek().loc;
+    t->elem = type("the element type");
+    if (!(t->elem.kind == Type::Int || t->elem.kind == Type::Str))
+      fail(t->loc, "a table holds integers or strings, not " + t->elem.str_name());
+    Token n = ident("a table name");
+    t->name = n.text;
+    t->loc = n.loc;
+    check_global_name(n.loc, n.text);
+    expect("[");
+    uint64_t count = number("the table size");
+    if (count < 1 || count > 65536) fail(n.loc, "table size must be 1..65536");
+    t->count = static_cast<int>(count);
+    expect("]");
+    expect("=");
+    expect("{");
+    if (!accept("}")) {
+      do {
+        if (is_punct("}")) break; // a trailing comma
+        Loc l = peek().loc;
+        if (t->elem.kind == Type::Str) {
+          if (peek().kind != Tok::String) fail(l, "expected a string in table '" + t->name + "'");
+          t->strs.push_back(next().text);
+          continue;
+        }
+        bool neg = accept("-");
+        uint64_t v = number("a number");
+        if (neg) {
+          if (!t->elem.is_signed) fail(l, "negative value in unsigned table '" + t->name + "'");
+          v = 0 - v;
+        }
+        int w = t->elem.width;
+        if (w < 64) {
+          bool fits = t->elem.is_signed ? (static_cast<int64_t>(v) >= -(int64_t(1) << (w - 1)) &&
+                                           static_cast<int64_t>(v) < (int64_t(1) << (w - 1)))
+                                        : (v >> w) == 0;
+          if (!fits) fail(l, "value does not fit the element type " + t->elem.str_name() + " of table '" + t->name + "'");
+          if (!t->elem.is_signed) v &= (uint64_t(1) << w) - 1;
+        }
+        t->values.push_back(v);
+      } while (accept(","));
+      expect("}");
+    }
+    expect(";");
+    size_t got = t->elem.kind == Type::Str ? t->strs.size() : t->values.size();
+    if (got != count)
+      fail(n.loc, "table '" + t->name + "' declares " + std::to_string(count) + " elements but lists " +
+                      std::to_string(got));
+    d_.tables.push_back(std::move(t));
+  }
+
+  // unit NAME { width N; format/insn/overlap... }   A unit may be reopened without `width`.
+  void parse_unit() {
+    Loc l = next().loc;
+    if (!unit_.empty()) fail(l, "units do not nest");
+    Token n = ident("a unit name");
+    expect("{");
+    const Unit* u = d_.find_unit(n.text);
+    if (is_ident("width")) {
+      Loc wl = next().loc;
+      uint64_t w = number("a width");
+      expect(";");
+      if (w < 1 || w > 64) fail(wl, "unit width must be 1..64 bits");
+      if (u && u->width != static_cast<int>(w))
+        fail(wl, "unit '" + n.text + "' was declared with width " + std::to_string(u->width));
+      if (!u) d_.units.push_back(Unit{n.text, static_cast<int>(w), n.loc});
+    } else if (!u) {
+      fail(n.loc, "unit '" + n.text + "' needs 'width N;' where it is first declared");
+    }
+    unit_ = n.text;
+    while (!accept("}")) {
+      if (is_ident("format")) parse_format();
+      else if (is_ident("insn")) parse_insn(-1);
+      else if (is_ident("overlap")) parse_overlap();
+      else fail(peek().loc, "a unit holds format, insn and overlap declarations, not '" + describe(peek()) + "'");
+    }
+    unit_.clear();
+  }
+
   Pattern pattern(const Token& s) {
     Pattern pat;
     pat.loc = s.loc;
+    pat.width = cur_width();
     std::istringstream in(s.text);
     std::string piece;
-    int pos = d_.width;
+    int pos = cur_width();
     while (in >> piece) {
       auto colon = piece.find(':');
       if (colon != std::string::npos) {
@@ -216,8 +320,9 @@ private:
       if (pos < 0) break;
     }
     if (pos != 0)
-      fail(s.loc, "pattern covers " + std::to_string(d_.width - pos) + " bits; the instruction word has " +
-                      std::to_string(d_.width));
+      fail(s.loc, "pattern covers " + std::to_string(cur_width() - pos) + " bits; the " +
+                      (unit_.empty() ? std::string("instruction word") : "word of unit '" + unit_ + "'") + " has " +
+                      std::to_string(cur_width()));
     return pat;
   }
 
@@ -228,8 +333,8 @@ private:
     if (peek().kind != Tok::String) fail(peek().loc, "expected a pattern string");
     Pattern p = pattern(next());
     expect(";");
-    if (d_.formats.count(n.text)) fail(n.loc, "format '" + n.text + "' declared twice");
-    d_.formats[n.text] = p;
+    if (d_.formats.count(format_key(n.text))) fail(n.loc, "format '" + n.text + "' declared twice");
+    d_.formats[format_key(n.text)] = p;
   }
 
   void parse_overlap() {
@@ -252,13 +357,18 @@ private:
     in->name = n.text;
     in->loc = n.loc;
     in->group = group;
+    in->unit = unit_;
     if (peek().kind == Tok::String) {
       in->pattern = pattern(next());
     } else {
       expect("=");
       Token f = ident("a format name");
-      auto it = d_.formats.find(f.text);
-      if (it == d_.formats.end()) fail(f.loc, "unknown format '" + f.text + "'");
+      auto it = d_.formats.find(format_key(f.text));
+      if (it == d_.formats.end()) {
+        if (!unit_.empty() && d_.formats.count(f.text))
+          fail(f.loc, "format '" + f.text + "' belongs to the ISA's instruction word, not to unit '" + unit_ + "'");
+        fail(f.loc, "unknown format '" + f.text + "'");
+      }
       in->pattern = it->second;
       in->pattern.loc = f.loc;
       if (accept("(")) {
@@ -291,6 +401,17 @@ private:
       } else if (is_ident("class")) {
         next();
         in->cls = ident("a class name").text;
+      } else if (is_ident("attr")) {
+        next();
+        Token k = ident("an attribute name");
+        expect("=");
+        const Token& v = peek();
+        if (v.kind != Tok::Ident && v.kind != Tok::Number && v.kind != Tok::String)
+          fail(v.loc, "expected an attribute value (a name, number or string)");
+        std::string val = next().text;
+        for (auto& a : in->attrs)
+          if (a.key == k.text) fail(k.loc, "attribute '" + k.text + "' given twice");
+        in->attrs.push_back({k.text, val, k.loc});
       } else {
         break;
       }

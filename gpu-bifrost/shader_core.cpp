@@ -1,0 +1,307 @@
+#include "gpu-bifrost/shader_core.h"
+#include "gpu-bifrost/shader_thread.h"
+#include "bifrost_isa.h"
+#include <algorithm>
+
+namespace vplat::gpu::bifrost {
+
+namespace gen = vplat::gen::bifrost;
+
+// ---------------------------------------------------------------- cache
+
+namespace {
+
+bool read_qword(GpuMmu& mmu, unsigned as, uint64_t addr, uint64_t& lo, uint64_t& hi, MmuFault& fault) {
+  uint64_t q[2];
+  if (!mmu.read(as, addr, q, 16, fault, Access::Execute)) return false;
+  lo = q[0];
+  hi = q[1];
+  return true;
+}
+
+} // namespace
+
+std::shared_ptr<const DecodedClause> ShaderCache::get(GpuMmu& mmu, unsigned as, uint64_t address, MmuFault& fault) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto key = std::make_pair(as, address);
+  auto it = entries_.find(key);
+  if (it != entries_.end()) {
+    Entry& e = it->second;
+    if (e.epoch == epoch_) {
+      ++stats_.hits;
+      return e.clause;
+    }
+    // First use in this job: the bytes must still be those it was decoded from.
+    ++stats_.revalidations;
+    bool same = true;
+    for (size_t i = 0; i < e.raw.size() / 2 && same; ++i) {
+      uint64_t lo = 0, hi = 0;
+      if (!read_qword(mmu, as, address + 16 * i, lo, hi, fault)) return nullptr;
+      same = lo == e.raw[2 * i] && hi == e.raw[2 * i + 1];
+    }
+    if (same) {
+      e.epoch = epoch_;
+      return e.clause;
+    }
+    entries_.erase(it);
+  }
+  ++stats_.decodes;
+  auto c = std::make_shared<DecodedClause>();
+  std::vector<uint64_t> raw;
+  bool ok = decode_clause(
+      address,
+      [&](uint64_t a, uint64_t& lo, uint64_t& hi) {
+        if (!read_qword(mmu, as, a, lo, hi, fault)) return false;
+        raw.push_back(lo);
+        raw.push_back(hi);
+        return true;
+      },
+      *c);
+  if (!ok) return nullptr;
+  if (entries_.size() >= kMaxEntries) entries_.clear();
+  Entry e;
+  e.clause = c;
+  e.raw = std::move(raw);
+  e.epoch = epoch_;
+  entries_[key] = std::move(e);
+  return c;
+}
+
+void ShaderCache::clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_.clear();
+}
+
+ShaderCache::Stats ShaderCache::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+// ---------------------------------------------------------------- execution
+
+namespace {
+
+void write_slot(gen::State& s, SlotOp op, unsigned reg, uint32_t v) {
+  uint32_t& r = s.R[reg & 63];
+  switch (op) {
+  case SlotOp::Write: r = v; break;
+  case SlotOp::WriteLo: r = (r & 0xffff0000u) | (v & 0xffffu); break;
+  case SlotOp::WriteHi: r = (r & 0x0000ffffu) | (v & 0xffff0000u); break;
+  default: break;
+  }
+}
+
+void commit_writes(gen::State& s, const DecodedTuple& t, uint32_t fma_result, uint32_t add_result) {
+  write_slot(s, t.write2, t.write2_reg, fma_result);
+  write_slot(s, t.write3, t.write3_reg, t.write3_fma ? fma_result : add_result);
+}
+
+uint64_t fau_word(const DecodedTuple& t, const QuadLaunch& l, unsigned lane) {
+  switch (t.fau_kind) {
+  case FauKind::Constant: return t.fau_const;
+  case FauKind::Uniform: {
+    unsigned i = t.fau_idx & 0x7f;
+    return i < l.uniform_count && l.uniforms ? l.uniforms[i] : 0;
+  }
+  case FauKind::Special:
+  default:
+    // Compute-relevant special values; the graphics ones (framebuffer size, blend descriptors, ...) read 0.
+    switch (t.fau_idx) {
+    case 1: return lane;
+    case 2: return l.warp_id;
+    case 3: return l.core_id;
+    default: return 0;
+    }
+  }
+}
+
+} // namespace
+
+QuadExec::QuadExec(const QuadLaunch& l, GpuMmu& mmu, ShaderCache& cache)
+    : launch_(l), mmu_(mmu), cache_(cache), th_(std::make_unique<std::array<ShaderThread, kQuadLanes>>()) {
+  live_ = l.active & 0xf;
+  for (unsigned i = 0; i < kQuadLanes; ++i) {
+    ShaderThread& t = (*th_)[i];
+    t.mmu = &mmu_;
+    t.as = l.as;
+    std::copy(l.regs[i].begin(), l.regs[i].end(), t.s.R);
+    pc_[i] = l.entry;
+  }
+  if (!live_) status_ = Status::Done;
+}
+
+QuadExec::~QuadExec() = default;
+QuadExec::QuadExec(QuadExec&& o) noexcept
+    : launch_(o.launch_), mmu_(o.mmu_), cache_(o.cache_), th_(std::move(o.th_)), pc_(o.pc_), live_(o.live_),
+      status_(o.status_), res_(std::move(o.res_)) {}
+
+QuadResult QuadExec::result() const {
+  QuadResult r = res_;
+  switch (status_) {
+  case Status::Fault: r.status = QuadResult::Status::Fault; break;
+  case Status::Timeout: r.status = QuadResult::Status::Timeout; break;
+  default: r.status = QuadResult::Status::Done; break;
+  }
+  for (unsigned i = 0; i < kQuadLanes; ++i) std::copy((*th_)[i].s.R, (*th_)[i].s.R + kNumRegs, r.regs[i].begin());
+  return r;
+}
+
+QuadExec::Status QuadExec::fail(uint32_t code, uint64_t at, const std::string& why) {
+  res_.exception = code;
+  res_.fault_pc = at;
+  res_.error = why;
+  return status_ = Status::Fault;
+}
+
+QuadExec::Status QuadExec::step() {
+  if (status_ != Status::Running) return status_;
+  if (res_.clauses >= launch_.max_clauses) {
+    res_.error = "clause budget exhausted";
+    return status_ = Status::Timeout;
+  }
+  auto& th = *th_;
+  uint64_t at = UINT64_MAX;
+  for (unsigned i = 0; i < kQuadLanes; ++i)
+    if (live_ >> i & 1) at = std::min(at, pc_[i]);
+  uint8_t mask = 0;
+  for (unsigned i = 0; i < kQuadLanes; ++i)
+    if ((live_ >> i & 1) && pc_[i] == at) mask |= static_cast<uint8_t>(1u << i);
+
+  MmuFault mf;
+  auto clause = cache_.get(mmu_, launch_.as, at, mf);
+  if (!clause) {
+    res_.mmu_fault = mf;
+    return fail(mf.exception ? mf.exception : kInstrInvalidPc, at, "clause fetch failed");
+  }
+  const DecodedClause& c = *clause;
+  if (c.exception) return fail(c.exception, at, c.error);
+  ++res_.clauses;
+
+  std::array<uint32_t, kQuadLanes> fma_out{}, add_out{};
+  for (unsigned i = 0; i < kQuadLanes; ++i) {
+    if (!(mask >> i & 1)) continue;
+    gen::State& s = th[i].s;
+    s.SR = static_cast<uint8_t>(c.staging_register());
+    s.PC = c.address;
+    s.NPC = c.next();
+    s.FAULT = 0;
+    s.BARRIER = 0;
+  }
+  for (unsigned ti = 0; ti < c.tuple_count; ++ti) {
+    const DecodedTuple& t = c.tuples[ti];
+    ++res_.tuples;
+    for (unsigned i = 0; i < kQuadLanes; ++i) {
+      if (!(mask >> i & 1)) continue;
+      gen::State& s = th[i].s;
+      // Ports read the registers before the previous tuple's writes land.
+      for (unsigned p = 0; p < 3; ++p) s.PORT[p] = t.port_read[p] ? s.R[t.port_reg[p] & 63] : 0;
+      if (ti > 0) commit_writes(s, c.tuples[ti - 1], fma_out[i], add_out[i]);
+      s.FAU = fau_word(t, launch_, i);
+      s.STAGE = 0;
+      s.DEST = 0;
+      gen::kExec[t.fma_id](s, t.fma_word);
+      if (s.FAULT) {
+        res_.mmu_fault = th[i].mmu_fault;
+        return fail(s.FAULT, at, "FMA fault");
+      }
+      uint32_t f = s.DEST;
+      s.STAGE = f;
+      s.DEST = 0;
+      gen::kExec[t.add_id](s, t.add_word);
+      if (s.FAULT) {
+        res_.mmu_fault = th[i].mmu_fault;
+        return fail(s.FAULT, at, "ADD fault");
+      }
+      fma_out[i] = f;
+      add_out[i] = s.DEST;
+      s.T0 = f;
+      s.T1 = s.DEST;
+      res_.lane_instructions += 2;
+    }
+  }
+  bool barrier = false;
+  for (unsigned i = 0; i < kQuadLanes; ++i) {
+    if (!(mask >> i & 1)) continue;
+    gen::State& s = th[i].s;
+    barrier |= s.BARRIER != 0;
+    if (c.tuple_count) commit_writes(s, c.tuples[c.tuple_count - 1], fma_out[i], add_out[i]);
+    bool taken = s.NPC != c.next();
+    if (c.flow() == 0 && !taken) live_ &= static_cast<uint8_t>(~(1u << i)); // end of shader
+    pc_[i] = s.NPC;
+  }
+  if (!live_) status_ = Status::Done;
+  else if (barrier) status_ = Status::AtBarrier;
+  return status_;
+}
+
+QuadResult ShaderCore::run_quad(const QuadLaunch& l) {
+  QuadExec q(l, mmu_, cache_);
+  for (;;) {
+    auto st = q.step();
+    if (st == QuadExec::Status::AtBarrier) q.release_barrier();
+    else if (st != QuadExec::Status::Running) break;
+  }
+  return q.result();
+}
+
+QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
+  std::vector<QuadExec> quads;
+  uint64_t threads = uint64_t(wg.size[0]) * wg.size[1] * wg.size[2];
+  for (uint64_t base = 0; base < threads; base += kQuadLanes) {
+    QuadLaunch l;
+    l.entry = wg.entry;
+    l.as = wg.as;
+    l.uniforms = wg.uniforms;
+    l.uniform_count = wg.uniform_count;
+    l.active = 0;
+    l.warp_id = static_cast<uint32_t>(base / kQuadLanes);
+    for (unsigned lane = 0; lane < kQuadLanes && base + lane < threads; ++lane) {
+      uint64_t t = base + lane;
+      uint32_t x = static_cast<uint32_t>(t % wg.size[0]);
+      uint32_t y = static_cast<uint32_t>(t / wg.size[0] % wg.size[1]);
+      uint32_t z = static_cast<uint32_t>(t / (uint64_t(wg.size[0]) * wg.size[1]));
+      auto& r = l.regs[lane];
+      r[55] = (x & 0xffff) | (y << 16);
+      r[56] = z;
+      for (unsigned d = 0; d < 3; ++d) {
+        r[57 + d] = wg.id[d];
+        uint32_t local = d == 0 ? x : d == 1 ? y : z;
+        r[60 + d] = wg.id[d] * wg.size[d] + local;
+      }
+      l.active |= static_cast<uint8_t>(1u << lane);
+    }
+    quads.emplace_back(l, mmu_, cache_);
+  }
+  QuadResult total;
+  auto add_counts = [&](const QuadResult& q) {
+    total.clauses += q.clauses;
+    total.tuples += q.tuples;
+    total.lane_instructions += q.lane_instructions;
+  };
+  for (bool running = true; running;) {
+    running = false;
+    bool waiting = false;
+    for (auto& q : quads) {
+      auto st = q.step();
+      if (st == QuadExec::Status::Running) running = true;
+      else if (st == QuadExec::Status::AtBarrier) waiting = true;
+      else if (st != QuadExec::Status::Done) {
+        QuadResult r = q.result();
+        for (auto& o : quads) add_counts(o.result());
+        r.clauses = total.clauses;
+        r.tuples = total.tuples;
+        r.lane_instructions = total.lane_instructions;
+        return r;
+      }
+    }
+    // Everyone still alive is at the barrier: release them together.
+    if (!running && waiting) {
+      for (auto& q : quads) q.release_barrier();
+      running = true;
+    }
+  }
+  for (auto& q : quads) add_counts(q.result());
+  return total;
+}
+
+} // namespace vplat::gpu::bifrost

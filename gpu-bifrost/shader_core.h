@@ -1,0 +1,143 @@
+// The Bifrost shader core model: a quad (a warp of 4 threads) executing decoded clauses.
+//
+//  - Each thread has its own generated State (archdesc/bifrost): 64 registers, the temporaries, and the inputs
+//    the core fills per tuple (register ports, FAU word). FMA then ADD execute per active lane; the register
+//    block's writes land one tuple later (the last tuple's at the end of the clause), as the encoding defines.
+//  - Divergence: every lane has its own PC. The quad always runs the clause at the lowest PC among its live
+//    lanes, with exactly the lanes at that PC active. Lanes that branch ahead wait there, so a forward branch
+//    reconverges at its target and a loop's exited lanes wait at the exit until the others leave the loop; when
+//    all lanes agree the quad runs as one (warp-level branch). This is the behaviour the header's reconvergence
+//    flags describe for the code Mesa emits (it does not model the flags themselves).
+//  - Memory goes through GpuMmu (its faults end the run with the MMU's fault, like the hardware's job fault);
+//    an encoding the description does not know raises INSTR_INVALID_ENC (0x51), an unreadable or misaligned
+//    clause address INSTR_INVALID_PC (0x50) or the MMU fault. Nothing here can touch host memory.
+//  - Clauses are decoded once per (address space, address) into a ShaderCache; begin_job() makes entries
+//    re-check their bytes the first time a new job uses them, so rewritten shader memory is never stale.
+// A JobManager (gpu-bifrost/job_manager, another engineer's work) calls run_workgroup()/run_quad().
+#pragma once
+#include "gpu-bifrost/bifrost_clause.h"
+#include "gpu-bifrost/gpu_mmu.h"
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+namespace vplat::gpu::bifrost {
+
+constexpr unsigned kQuadLanes = 4;
+constexpr unsigned kNumRegs = 64;
+
+class ShaderCache {
+public:
+  // The decoded clause at `address` in address space `as`, reading it through `mmu` when it is not cached
+  // (or not yet re-validated in this job). nullptr with `fault` filled when the clause cannot be read.
+  std::shared_ptr<const DecodedClause> get(GpuMmu& mmu, unsigned as, uint64_t address, MmuFault& fault);
+  void begin_job() { ++epoch_; }
+  void clear();
+  struct Stats {
+    uint64_t hits = 0, decodes = 0, revalidations = 0;
+  };
+  Stats stats() const;
+
+  // A guest can make the core decode any number of distinct clause addresses; past this many entries the
+  // cache starts over, so host memory stays bounded (a decoded clause is about 1 KiB).
+  static constexpr size_t kMaxEntries = 1 << 16;
+
+private:
+  struct Entry {
+    std::shared_ptr<const DecodedClause> clause;
+    std::vector<uint64_t> raw; // the quadwords it was decoded from
+    uint64_t epoch = 0;
+  };
+  mutable std::mutex mu_;
+  std::map<std::pair<unsigned, uint64_t>, Entry> entries_;
+  uint64_t epoch_ = 1;
+  Stats stats_;
+};
+
+// Values a thread starts with and the quad-wide inputs.
+struct QuadLaunch {
+  uint64_t entry = 0;                   // GPU address of the first clause
+  unsigned as = 0;                      // GPU address space
+  const uint64_t* uniforms = nullptr;   // FAU uniform words (RSD/draw "push uniforms"), 64-bit each
+  unsigned uniform_count = 0;
+  std::array<std::array<uint32_t, kNumRegs>, kQuadLanes> regs{}; // preloaded registers per lane
+  uint8_t active = 0xf;                 // lanes that exist (a partial quad at the edge of a workgroup)
+  uint32_t warp_id = 0, core_id = 0;    // FAU special values
+  uint64_t max_clauses = 1u << 22;      // a runaway shader stops here (status Timeout), never hangs the host
+};
+
+struct QuadResult {
+  enum class Status { Done, Fault, Timeout } status = Status::Done;
+  uint32_t exception = 0;                 // GPU exception code when status == Fault
+  std::optional<MmuFault> mmu_fault;      // the MMU fault behind it, if any
+  uint64_t fault_pc = 0;                  // clause address where it happened
+  std::string error;                      // detail for logs and tests
+  std::array<std::array<uint32_t, kNumRegs>, kQuadLanes> regs{};
+  uint64_t clauses = 0, tuples = 0, lane_instructions = 0;
+};
+
+struct ShaderThread;
+
+// One quad's execution, resumable one clause at a time, so a workgroup can interleave its quads (and, later,
+// park them at a barrier until all arrive).
+class QuadExec {
+public:
+  QuadExec(const QuadLaunch& launch, GpuMmu& mmu, ShaderCache& cache);
+  ~QuadExec();
+  QuadExec(QuadExec&&) noexcept;
+  QuadExec& operator=(QuadExec&&) = delete;
+  QuadExec(const QuadExec&) = delete;
+  QuadExec& operator=(const QuadExec&) = delete;
+
+  enum class Status { Running, Done, Fault, Timeout, AtBarrier };
+  Status step(); // runs the clause at the lowest PC among the live lanes, with exactly those lanes
+  Status status() const { return status_; }
+  void release_barrier() {
+    if (status_ == Status::AtBarrier) status_ = Status::Running;
+  }
+  QuadResult result() const; // registers as they are now, counters, fault details
+
+private:
+  QuadLaunch launch_;
+  GpuMmu& mmu_;
+  ShaderCache& cache_;
+  std::unique_ptr<std::array<ShaderThread, kQuadLanes>> th_;
+  std::array<uint64_t, kQuadLanes> pc_{};
+  uint8_t live_ = 0;
+  Status status_ = Status::Running;
+  QuadResult res_;
+  Status fail(uint32_t code, uint64_t at, const std::string& why);
+};
+
+class ShaderCore {
+public:
+  ShaderCore(GpuMmu& mmu, ShaderCache& cache) : mmu_(mmu), cache_(cache) {}
+  // A lone quad: a barrier releases at once (the quad is the whole workgroup).
+  QuadResult run_quad(const QuadLaunch& launch);
+
+  // Compute dispatch of one workgroup: threads are numbered x fastest, packed into quads; each thread gets
+  // Mesa's compute preload registers (pan_shader.h): r55 = local id x | y << 16, r56 = local id z,
+  // r57..r59 = workgroup id, r60..r62 = global id. The quads run interleaved, one clause each in turn; a quad
+  // that executes +BARRIER waits until every quad that has not ended is waiting too. The workgroup stops at the
+  // first fault.
+  struct Workgroup {
+    uint64_t entry = 0;
+    unsigned as = 0;
+    const uint64_t* uniforms = nullptr;
+    unsigned uniform_count = 0;
+    std::array<uint32_t, 3> size{1, 1, 1}, id{0, 0, 0};
+  };
+  // The result's counters cover all quads; on a fault it describes the faulting quad (registers included),
+  // otherwise its registers are unused.
+  QuadResult run_workgroup(const Workgroup& wg);
+
+private:
+  GpuMmu& mmu_;
+  ShaderCache& cache_;
+};
+
+} // namespace vplat::gpu::bifrost

@@ -1,0 +1,21 @@
+// One shader thread as the runtime helpers see it: the generated State plus what memory helpers need. The
+// helpers receive only State&; State is the first member of this standard-layout struct, so they recover the
+// thread from it (thread_of) without any global state, and several host threads can run quads at once.
+#pragma once
+#include "bifrost_isa.h"
+#include "gpu-bifrost/gpu_mmu.h"
+#include <type_traits>
+
+namespace vplat::gpu::bifrost {
+
+struct ShaderThread {
+  vplat::gen::bifrost::State s{};
+  GpuMmu* mmu = nullptr;
+  unsigned as = 0;
+  MmuFault mmu_fault; // the last failed access
+};
+static_assert(std::is_standard_layout_v<ShaderThread>, "thread_of relies on State being the first member");
+
+inline ShaderThread& thread_of(vplat::gen::bifrost::State& s) { return *reinterpret_cast<ShaderThread*>(&s); }
+
+} // namespace vplat::gpu::bifrost
