@@ -28,6 +28,7 @@ protected:
   void SetUp() override {
     bus.add_ram(kRamBase, kRamSize);
     gpu = make(8);
+    gpu->set_clock(&clock);
     pt = std::make_unique<PageTables>(bus);
   }
   std::unique_ptr<MaliG71> make(unsigned cores) {
@@ -80,8 +81,24 @@ protected:
     mmu_enable(as, pt->pgd());
   }
   static uint64_t pa_of(uint64_t va) { return va - kGpuVa + kDataPa; }
-  // panfrost_job_hw_submit on `slot`.
+  // The machine's side of the job manager hand-off: virtual time jumps to each GPU event and the device
+  // makes it visible, until nothing is pending (or a job waits on an MMU fault).
+  void run_jobs() {
+    for (int i = 0; i < 1000000; i++) {
+      uint64_t t = gpu->next_event();
+      if (t == UINT64_MAX) return;
+      clock.advance_to(t);
+      gpu->service(clock.ticks());
+    }
+    FAIL() << "GPU events never settle";
+  }
+  // panfrost_job_hw_submit on `slot`, then the GPU runs until idle.
   void submit(unsigned slot, uint64_t jc, unsigned as = 0, uint32_t extra_config = 0) {
+    queue(slot, jc, as, extra_config);
+    run_jobs();
+  }
+  // panfrost_job_hw_submit on `slot` alone.
+  void queue(unsigned slot, uint64_t jc, unsigned as = 0, uint32_t extra_config = 0) {
     ASSERT_EQ(rd(reg::js(slot, reg::JS_COMMAND_NEXT)), 0u);
     wr(reg::js(slot, reg::JS_HEAD_NEXT_LO), static_cast<uint32_t>(jc));
     wr(reg::js(slot, reg::JS_HEAD_NEXT_HI), static_cast<uint32_t>(jc >> 32));
@@ -382,7 +399,8 @@ TEST_F(MaliTest, WriteValueJobs) {
   EXPECT_EQ(ram64(bus, pa_of(buf) + 16), 0xffffffff55667788ull);
   EXPECT_EQ(ram64(bus, pa_of(buf) + 24), 0x1122334455667788ull);
   EXPECT_EQ(ram64(bus, pa_of(buf) + 32), 0u);
-  EXPECT_EQ(ram64(bus, pa_of(buf) + 40), 12345u);
+  // The timestamp is the virtual time the sixth job began: START at 12345, then one step per job before it.
+  EXPECT_EQ(ram64(bus, pa_of(buf) + 40), 12345u + 5 * JobManager::kStepTicks);
   EXPECT_EQ(ram64(bus, pa_of(buf) + 48), ~0ull);
   for (unsigned i = 0; i < n; i++) EXPECT_EQ(ram32(bus, pa_of(kGpuVa + 0x40 * i)), 0x01u);
 }
