@@ -227,12 +227,29 @@ void JobManager::mmu_irq_cleared(unsigned as, uint64_t now) {
   }
 }
 
+void JobManager::quiesce(unsigned as) {
+  for (auto& p : slots_) {
+    Slot& s = *p;
+    if (s.phase != Phase::Step || s.as != as) continue;
+    std::unique_lock lock(s.m);
+    s.cv.wait(lock, [&] { return settled(s); });
+  }
+}
+
+bool JobManager::as_disabled(unsigned as) {
+  std::lock_guard lock(mmu_mutex_);
+  return mmu_.translation_disabled(as);
+}
+
 void JobManager::as_command(unsigned as, uint64_t now) {
+  bool disabled = as_disabled(as);
   for (auto& p : slots_) {
     Slot& s = *p;
     if (s.phase != Phase::Stalled || s.as != as) continue;
     s.as_changed = true;
-    if (s.irq_cleared) resolve(s, Resolve::Retry, 0, now);
+    // A disabled AS ends the stalled job whether or not the fault was acknowledged (Linux 6.12 disables
+    // the AS to kill the jobs using it).
+    if (s.irq_cleared || disabled) resolve(s, Resolve::Retry, 0, now);
   }
 }
 
@@ -269,68 +286,76 @@ uint64_t JobManager::next_event() {
 }
 
 std::optional<JobManager::Event> JobManager::poll(uint64_t now) {
-  // Steps whose earliest visibility has come must be settled before anything is decided.
-  for (auto& p : slots_) {
-    Slot& s = *p;
-    if (s.phase != Phase::Step || s.boundary + kStepTicks > now) continue;
-    std::unique_lock lock(s.m);
-    s.cv.wait(lock, [&] { return settled(s); });
-  }
-  Slot* best = nullptr;
-  unsigned best_index = 0;
-  uint64_t best_time = UINT64_MAX;
-  for (unsigned i = 0; i < kSlots; i++) {
-    Slot& s = *slots_[i];
-    if (s.phase != Phase::Step) continue;
-    std::lock_guard lock(s.m);
-    if (!settled(s)) continue;
-    uint64_t t = visible_at(s);
-    if (t <= now && t < best_time) {
-      best = &s;
-      best_index = i;
-      best_time = t;
+  for (;;) {
+    // Steps whose earliest visibility has come must be settled before anything is decided.
+    for (auto& p : slots_) {
+      Slot& s = *p;
+      if (s.phase != Phase::Step || s.boundary + kStepTicks > now) continue;
+      std::unique_lock lock(s.m);
+      s.cv.wait(lock, [&] { return settled(s); });
     }
-  }
-  if (!best) return std::nullopt;
-  Slot& s = *best;
-  Event ev;
-  ev.slot = best_index;
-  ev.time = best_time;
-  ev.as = s.as;
-  std::unique_lock lock(s.m);
-  if (s.has_outcome) {
-    StepOutcome o = std::move(s.outcome);
-    s.has_outcome = false;
+    Slot* best = nullptr;
+    unsigned best_index = 0;
+    uint64_t best_time = UINT64_MAX;
+    for (unsigned i = 0; i < kSlots; i++) {
+      Slot& s = *slots_[i];
+      if (s.phase != Phase::Step) continue;
+      std::lock_guard lock(s.m);
+      if (!settled(s)) continue;
+      uint64_t t = visible_at(s);
+      if (t <= now && t < best_time) {
+        best = &s;
+        best_index = i;
+        best_time = t;
+      }
+    }
+    if (!best) return std::nullopt;
+    Slot& s = *best;
+    Event ev;
+    ev.slot = best_index;
+    ev.time = best_time;
+    ev.as = s.as;
+    std::unique_lock lock(s.m);
+    if (s.has_outcome) {
+      StepOutcome o = std::move(s.outcome);
+      s.has_outcome = false;
+      lock.unlock();
+      ev.trace = std::move(o.trace);
+      if (o.kind == StepOutcome::Kind::JobDone) {
+        ev.kind = Event::Kind::Progress;
+        ev.job_va = o.job_va;
+        uint32_t stop_code = s.stop_code;
+        s.stop_code = 0;
+        grant(s, best_time, stop_code);
+      } else {
+        ev.kind = Event::Kind::End;
+        if (o.status == exc::STOPPED) s.resume = s.runner->resume_state();
+        ev.end = std::move(o);
+        s.phase = Phase::Idle;
+        s.abort = false;
+      }
+      return ev;
+    }
+    ev.fault = s.stall_fault;
     lock.unlock();
-    ev.trace = std::move(o.trace);
-    if (o.kind == StepOutcome::Kind::JobDone) {
-      ev.kind = Event::Kind::Progress;
-      ev.job_va = o.job_va;
-      uint32_t stop_code = s.stop_code;
+    if (as_disabled(s.as)) {
+      // The driver disabled the AS while this stall was not yet visible: the retry ends the job with its
+      // fault, and there is nothing left to report.
+      resolve(s, Resolve::Retry, 0, best_time);
+      continue;
+    }
+    // A stall: reported now, resolved by the driver later. A stop that came while it was not yet visible
+    // ends it at once.
+    ev.kind = Event::Kind::Stall;
+    s.phase = Phase::Stalled;
+    s.irq_cleared = s.as_changed = false;
+    if (s.stop_code) {
+      uint32_t code = s.stop_code;
       s.stop_code = 0;
-      grant(s, best_time, stop_code);
-    } else {
-      ev.kind = Event::Kind::End;
-      if (o.status == exc::STOPPED) s.resume = s.runner->resume_state();
-      ev.end = std::move(o);
-      s.phase = Phase::Idle;
-      s.abort = false;
+      resolve(s, Resolve::Abort, code, best_time);
     }
     return ev;
   }
-  // A stall: reported now, resolved by the driver later. A stop that came while it was not yet visible
-  // ends it at once.
-  ev.kind = Event::Kind::Stall;
-  ev.fault = s.stall_fault;
-  lock.unlock();
-  s.phase = Phase::Stalled;
-  s.irq_cleared = s.as_changed = false;
-  if (s.stop_code) {
-    uint32_t code = s.stop_code;
-    s.stop_code = 0;
-    resolve(s, Resolve::Abort, code, best_time);
-  }
-  return ev;
 }
 
 } // namespace vplat::gpu

@@ -23,11 +23,14 @@
 //
 // MMU faults (panfrost_mmu.c, 6.1 and 6.12). A translation/permission/walk fault on a job's access stalls
 // the step. The access is retried once the driver has both cleared the AS's MMU interrupt and issued an AS
-// command that changes translation (UPDATE, FLUSH_PT, FLUSH_MEM, UNLOCK), in either order: the growable-heap
-// path maps pages then FLUSH_PTs; 6.12 disables the AS (TRANSTAB unmapped + UPDATE) for unhandled faults,
-// after which the retry finds the AS unmapped and the job ends with the original fault status. 6.1 only
-// clears the interrupt for unhandled faults: the job stays stalled until the driver's timeout soft-stops it.
-// A fault on an AS that is already unmapped ends the job at once (and is reported on the MMU interrupt).
+// command that changes translation (UPDATE, FLUSH_PT, FLUSH_MEM, UNLOCK), in either order (kbase: a flush
+// restarts stalled transactions): the growable-heap path maps pages then FLUSH_PTs. 6.12 disables the AS
+// (TRANSTAB unmapped + UPDATE) for unhandled faults: any retry, and any stall on a disabled AS, ends the job
+// with the status of the fault that first stalled it, without a further MMU interrupt. 6.1 only clears the
+// interrupt for unhandled faults: the job stays stalled until the driver's timeout soft-stops it. A fault on
+// an AS that is already unmapped ends the job at once (and is reported on the MMU interrupt).
+// AS commands wait for the steps in flight on their AS (quiesce), so a retry and the driver's next table
+// change never race.
 #pragma once
 #include "gpu-bifrost/gpu_mmu.h"
 #include "gpu-bifrost/job_chain.h"
@@ -81,6 +84,9 @@ public:
   // The driver cleared AS `as`'s MMU interrupt / issued a translation-changing AS command.
   void mmu_irq_cleared(unsigned as, uint64_t now);
   void as_command(unsigned as, uint64_t now);
+  // Before an AS command takes effect: waits until every step in flight on `as` has settled, so a step
+  // sees the translation of its grant time and never one that a concurrent driver write changes under it.
+  void quiesce(unsigned as);
   // GPU reset: every chain ends now, without a result (the slots' threads are quiesced).
   void reset();
 
@@ -102,6 +108,7 @@ private:
   std::array<std::unique_ptr<Slot>, kSlots> slots_;
 
   void grant(Slot& s, uint64_t boundary, uint32_t stop_code);
+  bool as_disabled(unsigned as);
   void resolve(Slot& s, Resolve how, uint32_t code, uint64_t now);
   void worker(Slot& s);
   // Under s.m: the step's outcome or stall is known.

@@ -364,6 +364,7 @@ void MaliG71::report_mmu_fault(unsigned as, const MmuFault& f) {
 void MaliG71::as_command(unsigned as, uint32_t cmd) {
   using namespace reg;
   if (as >= kNumAddressSpaces) return;
+  if (cmd >= AS_CMD_UPDATE && cmd <= AS_CMD_FLUSH_MEM && cmd != AS_CMD_LOCK) jm_.quiesce(as);
   std::unique_lock mmu_lock(mmu_mu_);
   switch (cmd) {
   case AS_CMD_UPDATE:

@@ -212,6 +212,37 @@ TEST_F(JobManagerTest, MmuFaultStallsThenResumesAfterMappingAndFlush) {
   EXPECT_EQ(ram64(bus, kDataPa + 0x20000), 0x1122334455667788ull);
 }
 
+TEST_F(JobManagerTest, MmuFaultThenAsDisabledEndsTheJob) {
+  const uint64_t target = kGpuVa + 0x20000;
+  put_header(bus, pa_of(kGpuVa), job::WriteValue, 1, 0);
+  put_write_value(bus, pa_of(kGpuVa), target, job::Immediate32, 7);
+  submit(1, kGpuVa);
+  ASSERT_EQ(rd(reg::MMU_INT_RAWSTAT), 1u);
+  // Linux 6.12 panfrost_mmu_irq_handler_thread for an unhandled fault: clear, then panfrost_mmu_disable:
+  // lock the whole VA range + FLUSH_MEM (which restarts the stalled access: it faults again), TRANSTAB and
+  // MEMATTR zeroed, UPDATE.
+  wr(reg::MMU_INT_CLEAR, 1);
+  wr(reg::as(0, reg::AS_LOCKADDR_LO), 47);
+  wr(reg::as(0, reg::AS_LOCKADDR_HI), 0);
+  as_cmd(0, AS_CMD_LOCK);
+  as_cmd(0, AS_CMD_FLUSH_MEM);
+  wait_ready(0);
+  wr(reg::as(0, reg::AS_TRANSTAB_LO), 0);
+  wr(reg::as(0, reg::AS_TRANSTAB_HI), 0);
+  wr(reg::as(0, reg::AS_MEMATTR_LO), 0);
+  wr(reg::as(0, reg::AS_MEMATTR_HI), 0);
+  as_cmd(0, AS_CMD_UPDATE);
+  run_jobs();
+  // The job ends with the fault that stalled it. Its header cannot record that: the AS that maps it is off.
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), 0xc3u);
+  EXPECT_EQ(rd(reg::JOB_INT_RAWSTAT), 1u << 17);
+  EXPECT_EQ(rd(reg::JOB_INT_JS_STATE), 0u);
+  EXPECT_EQ(rd(reg::MMU_INT_RAWSTAT), 0u);
+  EXPECT_EQ(rd64(reg::js(1, reg::JS_HEAD_LO)), kGpuVa);
+  EXPECT_EQ(ram32(bus, pa_of(kGpuVa)), 0u);
+  EXPECT_EQ(ram32(bus, kDataPa + 0x20000), 0u);
+}
+
 TEST_F(JobManagerTest, GpuResetEndsAStalledJob) {
   put_header(bus, pa_of(kGpuVa), job::WriteValue, 1, 0);
   put_write_value(bus, pa_of(kGpuVa), kGpuVa + 0x30000, job::Immediate32, 1);
