@@ -17,6 +17,13 @@
 // which becomes the step's new boundary.
 // Stops act between jobs (at the next boundary) or at once on a stalled step; a job already running on a
 // shader core is not preempted by a soft stop (a hard stop raises the abort flag the shader core polls).
+// A soft-stopped chain reports STOPPED with JS_HEAD = JS_TAIL = the first job not done; the slot keeps the
+// chain's scoreboard and the jobs it executed (also across a GPU reset: panfrost stops, resets, then
+// resubmits from JS_TAIL), and a chain started on the slot at that address continues with them, so jobs
+// that depend on work done before the stop still run and finished jobs are not run twice. (Where real
+// hardware keeps that progress is not documented publicly; this is the model's choice.)
+// After a failed or stopped chain the slot holds its _NEXT job until the driver clears the error bit
+// (panfrost cancels it with COMMAND_NEXT = NOP first); after a chain that is done it starts it at once.
 //
 // Threading. All calls are from the machine thread (the device holds its lock); the slot threads only run
 // ChainRunner steps and wait for grants. The GPU MMU is shared and guarded by the device's MMU mutex.
