@@ -460,6 +460,49 @@ TEST_F(ComputeJobTest, CompletionTimeIsTheSameWhateverTheHostSpeed) {
   }
 }
 
+// A shader core that runs until told to abort (or 10 s of host time, so a broken abort fails the test
+// instead of hanging it).
+class SpinningCore : public ShaderCore {
+public:
+  std::atomic<bool> entered{false};
+  ShaderResult run_compute(const ComputeJob&, GpuMemory&, const std::atomic<bool>& abort) override {
+    entered = true;
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!abort.load() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    return {exc::DONE, 1};
+  }
+};
+
+TEST_F(ComputeJobTest, HardStopAbortsARunningShaderJob) {
+  SpinningCore core;
+  gpu->set_shader_core(&core);
+  put_compute(kGpuVa);
+  queue(1, kGpuVa);
+  while (!core.entered) std::this_thread::yield();
+  wr(reg::js(1, reg::JS_COMMAND), JS_CMD_HARD_STOP);
+  auto start = std::chrono::steady_clock::now();
+  run_jobs();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::TERMINATED);
+  EXPECT_EQ(rd64(reg::js(1, reg::JS_HEAD_LO)), kGpuVa);
+  EXPECT_EQ(rd(reg::JOB_INT_RAWSTAT), 1u << 17);
+  gpu->set_shader_core(nullptr);
+}
+
+TEST_F(ComputeJobTest, GpuResetAbortsARunningShaderJob) {
+  SpinningCore core;
+  gpu->set_shader_core(&core);
+  put_compute(kGpuVa);
+  queue(1, kGpuVa);
+  while (!core.entered) std::this_thread::yield();
+  auto start = std::chrono::steady_clock::now();
+  soft_reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(rd(reg::JOB_INT_JS_STATE), 0u);
+  EXPECT_EQ(gpu->next_event(), UINT64_MAX);
+  gpu->set_shader_core(nullptr);
+}
+
 TEST_F(ComputeJobTest, TraceLogsEveryJobWithItsDecodedHeader) {
   RecordingCore core;
   gpu->set_shader_core(&core);
