@@ -10,7 +10,10 @@
 //    "wait until not active" poll sees a command in flight and then its completion;
 //  - job chains run on the job manager's host threads (job_manager.h: per-slot current + _NEXT job, stops,
 //    MMU-fault stalls); their results become visible at deterministic virtual times, when the machine calls
-//    service() (it asks next_event() how far its idle skip may jump).
+//    service() (it asks next_event() how far its idle skip may jump);
+//  - JOB_INT_JS_STATE reads live (bit s: slot s has a chain, running or stalled; bit s + 16: a START waits
+//    in its _NEXT registers), which satisfies both the IRQ handler's clear-then-read and the reset path's
+//    poll in panfrost_job.c.
 #pragma once
 #include "devices/bus.h"
 #include "devices/clock.h"
@@ -49,7 +52,10 @@ public:
 
   // Writes one line per register access to `out` (nullptr: off): virtual seconds since machine start (the
   // guest's dmesg clock starts a little later, when its clocksource registers),
-  // R/W, the register's name and offset, the value, and command values by name.
+  // R/W, the register's name and offset, the value, and command values by name; and one line per job
+  // event ("gpu job JSn ...": chain start, each job with its decoded header and, for compute jobs, the
+  // invocation sizes and descriptor pointers, MMU-fault stalls, chain end with status/head/tail), stamped
+  // with the virtual time it became visible.
   void set_trace(std::FILE* out);
 
   // Job manager hand-off (see job_manager.h): the earliest virtual time at which a job result may become
