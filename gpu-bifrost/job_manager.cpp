@@ -247,7 +247,7 @@ void JobManager::as_command(unsigned as, uint64_t now) {
     Slot& s = *p;
     if (s.phase != Phase::Stalled || s.as != as) continue;
     s.as_changed = true;
-    // A disabled AS ends the stalled job whether or not the fault was acknowledged (Linux 6.12 disables
+    // A disabled AS ends the stalled job whether or not the fault was acknowledged (panfrost disables
     // the AS to kill the jobs using it).
     if (s.irq_cleared || disabled) resolve(s, Resolve::Retry, 0, now);
   }

@@ -31,11 +31,12 @@
 // MMU faults (panfrost_mmu.c, 6.1 and 6.12). A translation/permission/walk fault on a job's access stalls
 // the step. The access is retried once the driver has both cleared the AS's MMU interrupt and issued an AS
 // command that changes translation (UPDATE, FLUSH_PT, FLUSH_MEM, UNLOCK), in either order (kbase: a flush
-// restarts stalled transactions): the growable-heap path maps pages then FLUSH_PTs. 6.12 disables the AS
-// (TRANSTAB unmapped + UPDATE) for unhandled faults: any retry, and any stall on a disabled AS, ends the job
-// with the status of the fault that first stalled it, without a further MMU interrupt. 6.1 only clears the
-// interrupt for unhandled faults: the job stays stalled until the driver's timeout soft-stops it. A fault on
-// an AS that is already unmapped ends the job at once (and is reported on the MMU interrupt).
+// restarts stalled transactions): the growable-heap path maps pages then FLUSH_PTs. For unhandled faults
+// panfrost (since "Disable the AS on unhandled page faults", 2021: both guest kernels) clears the interrupt
+// and disables the AS (LOCK + FLUSH_MEM, TRANSTAB/MEMATTR zeroed, UPDATE): any retry, and any stall on a
+// disabled AS, ends the job with the status of the fault that first stalled it, without a further MMU
+// interrupt. A driver that only clears the interrupt leaves the job stalled until its timeout stops it. A
+// fault on an AS that is already unmapped ends the job at once (and is reported on the MMU interrupt).
 // AS commands wait for the steps in flight on their AS (quiesce), so a retry and the driver's next table
 // change never race.
 #pragma once

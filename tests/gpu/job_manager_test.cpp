@@ -218,7 +218,7 @@ TEST_F(JobManagerTest, MmuFaultThenAsDisabledEndsTheJob) {
   put_write_value(bus, pa_of(kGpuVa), target, job::Immediate32, 7);
   submit(1, kGpuVa);
   ASSERT_EQ(rd(reg::MMU_INT_RAWSTAT), 1u);
-  // Linux 6.12 panfrost_mmu_irq_handler_thread for an unhandled fault: clear, then panfrost_mmu_disable:
+  // panfrost_mmu_irq_handler_thread (6.1 and 6.12) for an unhandled fault: clear, then panfrost_mmu_disable:
   // lock the whole VA range + FLUSH_MEM (which restarts the stalled access: it faults again), TRANSTAB and
   // MEMATTR zeroed, UPDATE.
   wr(reg::MMU_INT_CLEAR, 1);

@@ -356,7 +356,7 @@ TEST_F(MaliTest, UnmappedJobPointerGivesMmuFault) {
   // The level-1 table for 0x40000000 (L1 index 1) is absent: level 1, read access.
   EXPECT_EQ(rd(reg::as(0, reg::AS_FAULTSTATUS)), 0xc1u | (2u << 8));
   EXPECT_EQ(gpu->read(reg::as(0, reg::AS_FAULTADDRESS_LO), 8), bad);
-  // Linux 6.12 for an unhandled fault: clear the interrupt, then disable the AS (TRANSTAB unmapped +
+  // panfrost for an unhandled fault: clear the interrupt, then disable the AS (TRANSTAB unmapped +
   // UPDATE). The retried access finds no translation and the job ends with the fault that stalled it.
   wr(reg::MMU_INT_CLEAR, 1);
   EXPECT_FALSE(mmu_line);
@@ -371,8 +371,8 @@ TEST_F(MaliTest, UnmappedJobPointerGivesMmuFault) {
   EXPECT_EQ(rd(reg::MMU_INT_RAWSTAT), 0u); // no second report for the retry
   EXPECT_EQ(rd(reg::JOB_INT_JS_STATE), 0u);
 
-  // A write-value job writing to a read-only page: a permission fault on a write. Linux 6.1 only clears
-  // the interrupt for an unhandled fault, so the job stays stalled until the driver's timeout soft-stops it.
+  // A write-value job writing to a read-only page: a permission fault on a write. A driver that
+  // only clears the interrupt (panfrost before 2021) leaves the job stalled until its timeout soft-stops it.
   mmu_enable(0, pt->pgd());
   pt->map(kGpuVa + 0x10000, kDataPa + 0x10000, kRo);
   put_header(bus, pa_of(kGpuVa), job::WriteValue, 1, 0);
