@@ -46,6 +46,7 @@
 #define AS_CMD_UPDATE 1
 #define AS_CMD_LOCK 2
 #define AS_CMD_FLUSH_PT 4
+#define AS_CMD_FLUSH_MEM 5
 #define JOB_NULL 1
 #define JOB_WRITE_VALUE 2
 #define WRITE_IMM32 6
@@ -64,6 +65,7 @@ static u64 tables[4][512] __attribute__((aligned(4096)));
 static volatile u32 job_irqs, job_events, mmu_irqs, fault_status;
 static volatile u64 fault_addr, irq_time;
 static volatile int grow_heap; /* the MMU handler maps the faulting page, as for a growable heap */
+static u64 as1_transtab;
 
 static void as_wait(unsigned as) {
   for (int i = 0; i < 1000 && (gr(AS(as, AS_STATUS)) & 1); i++) {
@@ -109,6 +111,16 @@ static void on_irq(struct frame *f, int vec) {
       gw(AS(1, AS_LOCKADDR_HI), 0);
       as_cmd(1, AS_CMD_LOCK);
       as_cmd(1, AS_CMD_FLUSH_PT);
+    } else {
+      /* An unhandled fault: panfrost_mmu_disable (lock everything + FLUSH_MEM, tables off, UPDATE). */
+      gw(AS(1, AS_LOCKADDR_LO), 47);
+      gw(AS(1, AS_LOCKADDR_HI), 0);
+      as_cmd(1, AS_CMD_LOCK);
+      as_cmd(1, AS_CMD_FLUSH_MEM);
+      gw(AS(1, AS_TRANSTAB_LO), 0);
+      gw(AS(1, AS_TRANSTAB_HI), 0);
+      gw(AS(1, AS_MEMATTR_LO), 0);
+      as_cmd(1, AS_CMD_UPDATE);
     }
   }
   gicc_w(GICC_EOIR, iar);
@@ -238,6 +250,7 @@ void test_main(void) {
   u64 jobs_va = JOBS_VA, heap_va = HEAP_VA;
   map_page(jobs_va, (u64)jobs);
   u64 transtab = (u64)tables[0] | 3 | 1u << 2;
+  as1_transtab = transtab;
   gw(AS(1, AS_TRANSTAB_LO), (u32)transtab);
   gw(AS(1, AS_TRANSTAB_HI), (u32)(transtab >> 32));
   gw(AS(1, AS_MEMATTR_LO), 0x00888d88);
@@ -255,6 +268,34 @@ void test_main(void) {
   expect_eq("written through the new page", rd32(heap + 0x10), 0xabcd1234);
   expect_eq("MMU_INT_RAWSTAT", gr(MMU_INT_RAWSTAT), 0);
   printf("# fault handled, job done at %lu\n", irq_time);
+  test_end();
+
+  test_begin("unhandled_fault_disables_as");
+  /* A write to a page nobody maps: the handler disables the AS and the job ends with the fault. */
+  job_events = 0;
+  grow_heap = 0;
+  irqs = job_irqs;
+  u32 mmu_before = mmu_irqs;
+  put_write(jobs + 0x240, 1, 0, 0, HEAP_VA + 0x3000, WRITE_IMM32, 0x5555);
+  submit(1, jobs_va + 0x240, 1);
+  expect_true("mmu irq", wait_for(&mmu_irqs, mmu_before + 1));
+  expect_true("job irq", wait_for(&job_irqs, irqs + 1));
+  expect_eq("JOB_INT events (error)", job_events, 1u << 17);
+  expect_eq("JS1_STATUS (level-3 translation fault)", gr(JS(1, JS_STATUS)), 0xc3);
+  expect_eq("JS1_HEAD", gr(JS(1, JS_HEAD_LO)), (u32)(jobs_va + 0x240));
+  expect_eq("one MMU interrupt", mmu_irqs, mmu_before + 1);
+  /* panfrost_mmu_as_get on the next submission: clear, re-enable; then a good job runs. */
+  gw(MMU_INT_CLEAR, 0x20002);
+  gw(AS(1, AS_TRANSTAB_LO), (u32)as1_transtab);
+  gw(AS(1, AS_TRANSTAB_HI), (u32)(as1_transtab >> 32));
+  gw(AS(1, AS_MEMATTR_LO), 0x00888d88);
+  as_cmd(1, AS_CMD_UPDATE);
+  job_events = 0;
+  put_write(jobs + 0x280, 1, 0, 0, HEAP_VA + 0x20, WRITE_IMM32, 0x6666);
+  submit(1, jobs_va + 0x280, 1);
+  expect_true("job irq", wait_for(&job_irqs, irqs + 2));
+  expect_eq("JOB_INT events (done)", job_events, 1u << 1);
+  expect_eq("written", rd32(heap + 0x20), 0x6666);
   test_end();
 
   done();
