@@ -530,6 +530,61 @@ TEST_F(ComputeJobTest, TraceLogsEveryJobWithItsDecodedHeader) {
   EXPECT_NE(text.find("gpu job JS1 end status 0x1 head 0x0 tail 0x2000200\n"), std::string::npos) << text;
 }
 
+// Garbage descriptors: random words (with plausible job types and pointers into the mapped range mixed in)
+// never crash or hang the model. Every chain ends by itself or, when it stalls on a fault, with the stop
+// the driver's timeout would issue.
+TEST_F(ComputeJobTest, RandomDescriptorsAlwaysEnd) {
+  RecordingCore core;
+  gpu->set_shader_core(&core);
+  uint64_t seed = 12345;
+  auto next = [&] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(seed >> 33);
+  };
+  unsigned stalled = 0, ended = 0;
+  for (int iter = 0; iter < 300; iter++) {
+    for (uint64_t off = 0; off < 0x2000; off += 4) {
+      uint32_t w = next();
+      switch (next() % 4) {
+      case 0: w = static_cast<uint32_t>(kGpuVa + (next() % 0x2000)); break;       // a pointer into the chain
+      case 1: w = 1u | (next() % 12) << 1 | (next() % 4) << 16; break;            // a header word 4
+      default: break;
+      }
+      put32(kGpuVa + off, w);
+    }
+    // The head is a well-formed header more often than chance would make it, so the decoders behind it
+    // see garbage too: mostly compute jobs whose draw points back into the garbage.
+    uint64_t head = kGpuVa + 64 * (next() % 0x80);
+    uint32_t pick = next() % 10;
+    uint32_t type = pick < 6 ? job::Compute : pick < 8 ? job::WriteValue : next() % 12;
+    put32(head + 16, 1u | type << 1 | (1 + next() % 3) << 16);
+    put32(head + 20, 0);
+    if (next() % 2) put64(head + 24, 0);
+    if (type == job::Compute && next() % 5) {
+      put64(head + 64 + 56, kGpuVa + 64 * (next() % 0x80)); // renderer state
+      put64(head + 64 + 112, kGpuVa + 64 * (next() % 0x80)); // thread storage
+      put64(head + 64 + 24, kGpuVa + 64 * (next() % 0x80));  // uniform buffers
+      put32(head + 36, 3u | 5u << 5 | 6u << 10 | 9u << 16 | 11u << 22); // a valid invocation layout
+    }
+    wr(reg::JOB_INT_CLEAR, ~0u);
+    wr(reg::MMU_INT_CLEAR, ~0u);
+    queue(1, head);
+    run_jobs();
+    if (rd(reg::JOB_INT_JS_STATE) & 2u) {
+      stalled++;
+      wr(reg::js(1, reg::JS_COMMAND), JS_CMD_HARD_STOP);
+      run_jobs();
+    }
+    ASSERT_EQ(rd(reg::JOB_INT_JS_STATE), 0u) << iter;
+    ASSERT_NE(rd(reg::JOB_INT_RAWSTAT) & 0x20002u, 0u) << iter;
+    ended++;
+  }
+  EXPECT_EQ(ended, 300u);
+  EXPECT_GT(stalled, 0u);     // the stall path was exercised
+  EXPECT_GT(core.calls, 0u);  // and the shader core got decoded garbage
+  gpu->set_shader_core(nullptr);
+}
+
 // Same inputs, same outputs: a scenario with chains on two slots, a compute job whose shader core takes a
 // varying amount of host time, an MMU-fault stall the "driver" resolves and a soft stop, run twice from
 // scratch. The full register + job trace (with virtual timestamps) must be identical byte for byte.
