@@ -14,7 +14,10 @@
 // advance meanwhile. The one exception is a step stalled on an MMU fault: it can only continue after the
 // guest's driver has handled the fault, so poll() reports the stall (the device raises the MMU interrupt)
 // and never waits for a stalled step. The driver's fix is seen at the virtual time of its register write,
-// which becomes the step's new boundary.
+// which becomes the step's new boundary. (The machine polls after each round of CPU quanta, so the guest
+// sees an event at the end of the first round that reaches its time: later, but just as deterministic.)
+// What stays outside this guarantee: a step reads guest memory while the CPUs run, so a guest that writes
+// a job's memory while the job runs (no driver does) can see either value, as with any DMA.
 // Stops act between jobs (at the next boundary) or at once on a stalled step; a job already running on a
 // shader core is not preempted by a soft stop (a hard stop raises the abort flag the shader core polls).
 // A soft-stopped chain reports STOPPED with JS_HEAD = JS_TAIL = the first job not done; the slot keeps the
