@@ -64,6 +64,11 @@ public:
   };
   const Stats& stats() const { return stats_; }
   uint64_t transtab(unsigned as) const { return as < kAddressSpaces ? spaces_[as].transtab : 0; }
+  // The address space translates nothing (TRANSTAB/TRANSCFG mode "unmapped": never enabled, or disabled
+  // by the driver to kill the jobs using it).
+  bool translation_disabled(unsigned as) const {
+    return as >= kAddressSpaces || mode_of(spaces_[as]) == Mode::Unmapped;
+  }
 
 private:
   struct TlbEntry {

@@ -7,12 +7,18 @@ namespace {
 // JS_CONFIG cache-flush fields (panfrost_regs.h): START_FLUSH [9:8], END_FLUSH [13:12].
 constexpr uint32_t kJsConfigStartFlush = 3u << 8;
 constexpr uint32_t kJsConfigEndFlush = 3u << 12;
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
 } // namespace
 
 MaliG71::MaliG71(dev::Bus& bus, dev::IrqLine job_irq, dev::IrqLine mmu_irq, dev::IrqLine gpu_irq,
                  unsigned shader_cores)
     : bus_(bus), job_irq_(std::move(job_irq)), mmu_irq_(std::move(mmu_irq)), gpu_irq_(std::move(gpu_irq)),
-      index_(kWords, -1), mmu_(bus) {
+      index_(kWords, -1), mmu_(bus),
+      jm_(mmu_, mmu_mu_, [this](uint64_t t) { return cycle_count_at(t); }) {
   if (shader_cores < 1 || shader_cores > kMaxShaderCores)
     throw std::invalid_argument("mali-g71: shader core count must be 1..32, got " + std::to_string(shader_cores));
   config_.shader_cores = shader_cores;
@@ -24,6 +30,28 @@ MaliG71::MaliG71(dev::Bus& bus, dev::IrqLine job_irq, dev::IrqLine mmu_irq, dev:
 void MaliG71::set_clock(const dev::VirtualClock* clock) {
   std::lock_guard lock(mu_);
   clock_ = clock;
+}
+
+void MaliG71::set_trace(std::FILE* out) {
+  std::lock_guard lock(mu_);
+  trace_ = out;
+  jm_.set_trace(out != nullptr);
+}
+
+void MaliG71::set_shader_core(ShaderCore* core) {
+  std::lock_guard lock(mu_);
+  jm_.set_shader_core(core);
+}
+
+uint64_t MaliG71::next_event() {
+  std::lock_guard lock(mu_);
+  return jm_.next_event();
+}
+
+void MaliG71::service(uint64_t now) {
+  std::lock_guard lock(mu_);
+  while (auto ev = jm_.poll(now)) apply(*ev);
+  update_irqs();
 }
 
 const RegDesc* MaliG71::describe(uint32_t offset) const {
@@ -39,6 +67,9 @@ void MaliG71::reset() {
   regs_.fill(0);
   for (const auto& d : table_) regs_[d.offset / 4] = d.reset;
   regs_[reg::GPU_INT_MASK / 4] = gpu_mask;
+  // Running chains end without a result (the driver resubmits after a reset).
+  jm_.reset();
+  std::lock_guard mmu_lock(mmu_mu_);
   mmu_.reset();
   as_busy_reads_.fill(0);
   cycle_running_ = false;
@@ -46,9 +77,11 @@ void MaliG71::reset() {
   update_irqs();
 }
 
-uint64_t MaliG71::cycle_count() const {
-  if (!cycle_running_) return cycle_base_;
-  return cycle_base_ + (ticks() - cycle_start_ticks_) * (kGpuClockHz / dev::VirtualClock::kFrequency);
+uint64_t MaliG71::cycle_count() const { return cycle_count_at(ticks()); }
+
+uint64_t MaliG71::cycle_count_at(uint64_t t) const {
+  if (!cycle_running_ || t < cycle_start_ticks_) return cycle_base_;
+  return cycle_base_ + (t - cycle_start_ticks_) * (kGpuClockHz / dev::VirtualClock::kFrequency);
 }
 
 uint64_t MaliG71::read(uint64_t offset, unsigned size) {
@@ -100,6 +133,7 @@ uint32_t MaliG71::read32(uint32_t off) {
   // TIMESTAMP is the system counter: panfrost reports it with the CPU timer's frequency.
   case reg::TIMESTAMP_LO: return static_cast<uint32_t>(ticks());
   case reg::TIMESTAMP_HI: return static_cast<uint32_t>(ticks() >> 32);
+  case reg::JOB_INT_JS_STATE: return js_state();
   default: break;
   }
   if (off >= reg::AS_BASE && off < reg::as(kNumAddressSpaces, 0) && (off - reg::AS_BASE) % reg::AS_STRIDE == reg::AS_STATUS) {
@@ -125,14 +159,21 @@ void MaliG71::write32(uint32_t off, uint32_t value) {
   case reg::GPU_INT_CLEAR: r(reg::GPU_INT_RAWSTAT) &= ~value; return;
   case reg::GPU_COMMAND: gpu_command(value); return;
   case reg::JOB_INT_CLEAR: {
+    uint32_t before = r(reg::JOB_INT_RAWSTAT);
     r(reg::JOB_INT_RAWSTAT) &= ~value;
-    // JOB_INT_JS_STATE is sampled when JOB_INT_CLEAR is written, for the slots whose bits are written (the
-    // panfrost IRQ handler relies on this). Chains run synchronously, so a slot is never active here.
+    // A slot that failed holds its _NEXT job until the driver acknowledges the error (panfrost writes
+    // COMMAND_NEXT = NOP first to cancel it, and requeues it later).
     for (unsigned s = 0; s < kNumJobSlots; s++)
-      if (value & (0x10001u << s)) r(reg::JOB_INT_JS_STATE) &= ~(0x10001u << s);
+      if (before & value & (1u << (s + 16))) try_take_next(s, ticks());
     return;
   }
-  case reg::MMU_INT_CLEAR: r(reg::MMU_INT_RAWSTAT) &= ~value; return;
+  case reg::MMU_INT_CLEAR: {
+    uint32_t cleared = r(reg::MMU_INT_RAWSTAT) & value;
+    r(reg::MMU_INT_RAWSTAT) &= ~value;
+    for (unsigned as = 0; as < kNumAddressSpaces; as++)
+      if (cleared & (0x10001u << as)) jm_.mmu_irq_cleared(as, ticks());
+    return;
+  }
   default: break;
   }
   if (off >= reg::SHADER_PWRON_LO && off < reg::SHADER_PWRTRANS_LO) {
@@ -143,14 +184,12 @@ void MaliG71::write32(uint32_t off, uint32_t value) {
     unsigned slot = (off - reg::JS_BASE) / reg::JS_STRIDE;
     uint32_t rel = (off - reg::JS_BASE) % reg::JS_STRIDE;
     if (rel == reg::JS_COMMAND_NEXT) {
-      regs_[off / 4] = value;
-      if (value == JS_CMD_START) js_start_next(slot);
-      else if (value == JS_CMD_NOP) regs_[off / 4] = 0;
+      regs_[off / 4] = value == JS_CMD_START ? value : 0;
+      try_take_next(slot, ticks());
       return;
     }
     if (rel == reg::JS_COMMAND) {
-      // SOFT_STOP/HARD_STOP act on a running chain; chains complete inside the START write, so there is
-      // never one to stop.
+      js_command(slot, value);
       return;
     }
   }
@@ -219,11 +258,14 @@ void MaliG71::power(uint32_t off, uint32_t value) {
   r(reg::GPU_INT_RAWSTAT) |= GPU_IRQ_POWER_CHANGED_SINGLE | GPU_IRQ_POWER_CHANGED_ALL;
 }
 
-void MaliG71::js_start_next(unsigned slot) {
+void MaliG71::try_take_next(unsigned slot, uint64_t now) {
   using namespace reg;
+  if (r(js(slot, JS_COMMAND_NEXT)) != JS_CMD_START || jm_.active(slot) || (r(JOB_INT_RAWSTAT) & (1u << (slot + 16))))
+    return;
   // The job manager takes the queued chain: the _NEXT registers move to the active ones.
-  set64(js(slot, JS_HEAD_LO), get64(js(slot, JS_HEAD_NEXT_LO)));
-  set64(js(slot, JS_TAIL_LO), get64(js(slot, JS_HEAD_NEXT_LO)));
+  uint64_t head = get64(js(slot, JS_HEAD_NEXT_LO));
+  set64(js(slot, JS_HEAD_LO), head);
+  set64(js(slot, JS_TAIL_LO), head);
   set64(js(slot, JS_AFFINITY_LO), get64(js(slot, JS_AFFINITY_NEXT_LO)));
   r(js(slot, JS_CONFIG)) = r(js(slot, JS_CONFIG_NEXT));
   r(js(slot, JS_XAFFINITY)) = r(js(slot, JS_XAFFINITY_NEXT));
@@ -234,27 +276,78 @@ void MaliG71::js_start_next(unsigned slot) {
   uint32_t flush_id = r(js(slot, JS_FLUSH_ID_NEXT));
   // Flush reduction: a start flush is skipped when no flush happened since the driver read LATEST_FLUSH.
   if ((config & kJsConfigStartFlush) && flush_id != r(LATEST_FLUSH)) r(LATEST_FLUSH)++;
-
-  ChainResult res;
   unsigned as = config & JS_CONFIG_AS_MASK;
+  if (trace_) trace_job(now, slot, "start chain 0x" + hex(head) + " as " + std::to_string(as));
   if (as >= kNumAddressSpaces) {
-    res.status = exc::JOB_CONFIG_FAULT;
-    res.head = res.tail = get64(js(slot, JS_HEAD_LO));
-  } else {
-    ChainEnv env;
-    env.as = as;
-    env.writeback = !(config & JS_CONFIG_DISABLE_DESCRIPTOR_WR_BK);
-    env.cycle_count = cycle_count();
-    env.timestamp = ticks();
-    res = run_job_chain(mmu_, get64(js(slot, JS_HEAD_LO)), env);
+    // No such address space: the chain cannot start.
+    r(js(slot, JS_STATUS)) = exc::JOB_CONFIG_FAULT;
+    r(JOB_INT_RAWSTAT) |= 1u << (slot + 16);
+    if (trace_) trace_job(now, slot, "end JOB_CONFIG_FAULT (no address space " + std::to_string(as) + ")");
+    return;
   }
-  if (res.mmu_fault) report_mmu_fault(as, *res.mmu_fault);
-  if (config & kJsConfigEndFlush) r(LATEST_FLUSH)++;
+  jm_.start(slot, head, as, !(config & JS_CONFIG_DISABLE_DESCRIPTOR_WR_BK), now);
+}
 
+void MaliG71::js_command(unsigned slot, uint32_t cmd) {
+  using namespace reg;
+  // The _0/_1 variants act only on a chain whose JS_CONFIG.JOB_CHAIN_FLAG matches (panfrost's close path
+  // uses them to hit the right one of two queued chains).
+  uint32_t code = 0;
+  int flag = -1;
+  switch (cmd) {
+  case JS_CMD_SOFT_STOP: code = exc::STOPPED; break;
+  case JS_CMD_HARD_STOP: code = exc::TERMINATED; break;
+  case JS_CMD_SOFT_STOP_0: code = exc::STOPPED; flag = 0; break;
+  case JS_CMD_HARD_STOP_0: code = exc::TERMINATED; flag = 0; break;
+  case JS_CMD_SOFT_STOP_1: code = exc::STOPPED; flag = 1; break;
+  case JS_CMD_HARD_STOP_1: code = exc::TERMINATED; flag = 1; break;
+  default: return; // NOP, START (only meaningful on COMMAND_NEXT) and unknown values
+  }
+  if (!jm_.active(slot)) return;
+  if (flag >= 0 && ((r(js(slot, JS_CONFIG)) & JS_CONFIG_JOB_CHAIN_FLAG) != 0) != (flag == 1)) return;
+  jm_.stop(slot, code, ticks());
+}
+
+uint32_t MaliG71::js_state() {
+  // Bit s: slot s has a chain (running or stalled); bit s + 16: its _NEXT registers hold a queued START.
+  uint32_t state = 0;
+  for (unsigned s = 0; s < kNumJobSlots; s++) {
+    if (jm_.active(s)) state |= 1u << s;
+    if (r(reg::js(s, reg::JS_COMMAND_NEXT)) == JS_CMD_START) state |= 1u << (s + 16);
+  }
+  return state;
+}
+
+void MaliG71::apply(const JobManager::Event& ev) {
+  using namespace reg;
+  unsigned slot = ev.slot;
+  switch (ev.kind) {
+  case JobManager::Event::Kind::Progress:
+    set64(js(slot, JS_TAIL_LO), ev.job_va);
+    if (trace_) trace_job(ev.time, slot, ev.trace + " -> DONE");
+    return;
+  case JobManager::Event::Kind::Stall:
+    report_mmu_fault(ev.as, ev.fault);
+    if (trace_)
+      trace_job(ev.time, slot, "stalled on MMU fault 0x" + hex(ev.fault.status()) + " at 0x" + hex(ev.fault.va) +
+                                   " (AS" + std::to_string(ev.as) + ")");
+    return;
+  case JobManager::Event::Kind::End: break;
+  }
+  const StepOutcome& res = ev.end;
+  if (res.mmu_fault) report_mmu_fault(ev.as, *res.mmu_fault);
+  if (r(js(slot, JS_CONFIG)) & kJsConfigEndFlush) r(LATEST_FLUSH)++;
   set64(js(slot, JS_HEAD_LO), res.head);
   set64(js(slot, JS_TAIL_LO), res.tail);
   r(js(slot, JS_STATUS)) = res.status;
   r(JOB_INT_RAWSTAT) |= res.status == exc::DONE ? (1u << slot) : (1u << (slot + 16));
+  if (trace_) {
+    if (!ev.trace.empty()) trace_job(ev.time, slot, ev.trace);
+    trace_job(ev.time, slot, "end status 0x" + hex(res.status) + " head 0x" + hex(res.head) + " tail 0x" + hex(res.tail));
+  }
+  // Done: the job manager goes on with the queued chain at once, without waiting for the interrupt to be
+  // acknowledged (panfrost_job_handle_irq relies on it).
+  if (res.status == exc::DONE) try_take_next(slot, ev.time);
 }
 
 void MaliG71::report_mmu_fault(unsigned as, const MmuFault& f) {
@@ -271,21 +364,26 @@ void MaliG71::report_mmu_fault(unsigned as, const MmuFault& f) {
 void MaliG71::as_command(unsigned as, uint32_t cmd) {
   using namespace reg;
   if (as >= kNumAddressSpaces) return;
+  if (cmd >= AS_CMD_UPDATE && cmd <= AS_CMD_FLUSH_MEM && cmd != AS_CMD_LOCK) jm_.quiesce(as);
+  std::unique_lock mmu_lock(mmu_mu_);
   switch (cmd) {
   case AS_CMD_UPDATE:
     mmu_.update(as, get64(reg::as(as, AS_TRANSTAB_LO)), get64(reg::as(as, AS_MEMATTR_LO)),
                 get64(reg::as(as, AS_TRANSCFG_LO)));
     break;
   case AS_CMD_LOCK:
-    // Nothing runs concurrently with the driver's table update, so the lock itself has no effect; the
-    // flush or unlock that ends it invalidates the TLB.
+    // The TLB holds only complete translations, and the flush or unlock that ends the lock invalidates it,
+    // so the lock itself need not block the job manager's walks.
     break;
   case AS_CMD_UNLOCK:
   case AS_CMD_FLUSH_PT:
   case AS_CMD_FLUSH_MEM: mmu_.invalidate(as); break;
   default: return; // NOP and unknown commands do nothing and do not report activity
   }
+  mmu_lock.unlock();
   as_busy_reads_[as] = kAsBusyReads;
+  // A stalled access is retried once the driver has changed the translation and cleared the fault.
+  if (cmd != AS_CMD_LOCK) jm_.as_command(as, ticks());
 }
 
 void MaliG71::update_irqs() {
@@ -297,6 +395,11 @@ void MaliG71::update_irqs() {
 } // namespace vplat::gpu
 
 namespace vplat::gpu {
+
+void MaliG71::trace_job(uint64_t time, unsigned slot, const std::string& what) {
+  double seconds = static_cast<double>(time) / dev::VirtualClock::kFrequency;
+  std::fprintf(trace_, "[%12.6f] gpu job JS%u %s\n", seconds, slot, what.c_str());
+}
 
 void MaliG71::trace(char dir, uint32_t off, unsigned size, uint64_t value) {
   const RegDesc* d = describe(off & ~3u);
@@ -315,8 +418,8 @@ void MaliG71::trace(char dir, uint32_t off, unsigned size, uint64_t value) {
     static const char* as[] = {"NOP", "UPDATE", "LOCK", "UNLOCK", "FLUSH_PT", "FLUSH_MEM"};
     if (value < 6) what = as[value];
   } else if (dir == 'W' && name.rfind("JS", 0) == 0 && (ends_with("_COMMAND") || ends_with("_COMMAND_NEXT"))) {
-    static const char* js[] = {"NOP", "START", "SOFT_STOP", "HARD_STOP"};
-    if (value < 4) what = js[value];
+    static const char* js[] = {"NOP", "START", "SOFT_STOP", "HARD_STOP", "SOFT_STOP_0", "HARD_STOP_0", "SOFT_STOP_1", "HARD_STOP_1"};
+    if (value < 8) what = js[value];
   }
   double seconds = static_cast<double>(ticks()) / dev::VirtualClock::kFrequency;
   std::fprintf(trace_, "[%12.6f] gpu %c %-24s 0x%04x %s 0x%0*llx%s%s\n", seconds, dir, name.c_str(), off,

@@ -8,14 +8,20 @@
 //    PWRTRANS reads 0), raising POWER_CHANGED_SINGLE/ALL, RESET_COMPLETED and CLEAN_CACHES_COMPLETED;
 //  - AS commands complete at once, but AS_STATUS reads AS_ACTIVE once after each command, so the driver's
 //    "wait until not active" poll sees a command in flight and then its completion;
-//  - a job chain runs synchronously inside the JS_COMMAND_NEXT write (a job-manager thread comes later), so
-//    a slot is never busy when the driver queues the next chain.
+//  - job chains run on the job manager's host threads (job_manager.h: per-slot current + _NEXT job, stops,
+//    MMU-fault stalls); their results become visible at deterministic virtual times, when the machine calls
+//    service() (it asks next_event() how far its idle skip may jump);
+//  - JOB_INT_JS_STATE reads live (bit s: slot s has a chain, running or stalled; bit s + 16: a START waits
+//    in its _NEXT registers), which satisfies both the IRQ handler's clear-then-read and the reset path's
+//    poll in panfrost_job.c.
 #pragma once
 #include "devices/bus.h"
 #include "devices/clock.h"
 #include "devices/device.h"
 #include "gpu-bifrost/gpu_mmu.h"
 #include "gpu-bifrost/job_chain.h"
+#include "gpu-bifrost/job_manager.h"
+#include "gpu-bifrost/shader_core_iface.h"
 #include "gpu-bifrost/mali_regs.h"
 #include <array>
 #include <cstdint>
@@ -46,8 +52,19 @@ public:
 
   // Writes one line per register access to `out` (nullptr: off): virtual seconds since machine start (the
   // guest's dmesg clock starts a little later, when its clocksource registers),
-  // R/W, the register's name and offset, the value, and command values by name.
-  void set_trace(std::FILE* out) { trace_ = out; }
+  // R/W, the register's name and offset, the value, and command values by name; and one line per job
+  // event ("gpu job JSn ...": chain start, each job with its decoded header and, for compute jobs, the
+  // invocation sizes and descriptor pointers, MMU-fault stalls, chain end with status/head/tail), stamped
+  // with the virtual time it became visible.
+  void set_trace(std::FILE* out);
+
+  // Job manager hand-off (see job_manager.h): the earliest virtual time at which a job result may become
+  // visible (UINT64_MAX: none pending), and making visible everything due at `now` (may wait for the job
+  // manager's threads; never for a job stalled on an MMU fault).
+  uint64_t next_event();
+  void service(uint64_t now);
+  // The shader cores Compute jobs run on ([GPU-SC]); without one a Compute job ends in JOB_CONFIG_FAULT.
+  void set_shader_core(ShaderCore* core);
 
   unsigned shader_cores() const { return config_.shader_cores; }
   // The register table (names, kinds, reset values) for tracing and tests; nullptr for an unknown offset.
@@ -67,6 +84,8 @@ private:
   std::vector<int32_t> index_; // word offset -> table_ index, -1 where no register exists
   std::array<uint32_t, kWords> regs_{};
   GpuMmu mmu_;
+  std::mutex mmu_mu_; // the MMU is shared with the job manager's threads
+  JobManager jm_;
   const dev::VirtualClock* clock_ = nullptr;
   std::array<unsigned, kNumAddressSpaces> as_busy_reads_{};
   bool cycle_running_ = false;
@@ -90,7 +109,13 @@ private:
   uint64_t cycle_count() const;
   void gpu_command(uint32_t cmd);
   void power(uint32_t off, uint32_t value);
-  void js_start_next(unsigned slot);
+  uint64_t cycle_count_at(uint64_t t) const;
+  // Moves a queued _NEXT job into the slot if it is free (and has no unacknowledged error) at time `now`.
+  void try_take_next(unsigned slot, uint64_t now);
+  void js_command(unsigned slot, uint32_t cmd);
+  void apply(const JobManager::Event& ev);
+  uint32_t js_state();
+  void trace_job(uint64_t time, unsigned slot, const std::string& what);
   void as_command(unsigned as, uint32_t cmd);
   void report_mmu_fault(unsigned as, const MmuFault& f);
   void update_irqs();

@@ -137,9 +137,11 @@ constexpr uint32_t GPU_STATUS_CYCLE_COUNT_ACTIVE = 1u << 6;
 
 // JS_CONFIG fields.
 constexpr uint32_t JS_CONFIG_AS_MASK = 0xf;
+constexpr uint32_t JS_CONFIG_JOB_CHAIN_FLAG = 1u << 11;
 constexpr uint32_t JS_CONFIG_DISABLE_DESCRIPTOR_WR_BK = 1u << 15;
 // JS_COMMAND values.
-constexpr uint32_t JS_CMD_NOP = 0, JS_CMD_START = 1, JS_CMD_SOFT_STOP = 2, JS_CMD_HARD_STOP = 3;
+constexpr uint32_t JS_CMD_NOP = 0, JS_CMD_START = 1, JS_CMD_SOFT_STOP = 2, JS_CMD_HARD_STOP = 3,
+                   JS_CMD_SOFT_STOP_0 = 4, JS_CMD_HARD_STOP_0 = 5, JS_CMD_SOFT_STOP_1 = 6, JS_CMD_HARD_STOP_1 = 7;
 
 // AS_COMMAND values and AS_STATUS bits.
 constexpr uint32_t AS_CMD_NOP = 0, AS_CMD_UPDATE = 1, AS_CMD_LOCK = 2, AS_CMD_UNLOCK = 3, AS_CMD_FLUSH_PT = 4,

@@ -248,6 +248,9 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
     // Every core waits for an interrupt: jump to the next timer event, or wait for the console.
     uint64_t next = UINT64_MAX;
     for (auto& t : timers_) next = std::min(next, t->next_deadline());
+    // A GPU job result due later is an event too (a job stalled on an MMU fault has none: it waits for
+    // the driver).
+    if (gpu_) next = std::min(next, gpu_->next_event());
     bool woken = false;
     for (unsigned i = 0; i < cores_.size(); ++i) woken |= cores_[i]->powered() && cores_[i]->irq_line();
     if (!woken) {
@@ -256,6 +259,9 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
       else feed_console_input(100);
     }
   }
+  // GPU job results due by now become visible (registers and interrupts), waiting for the job manager's
+  // threads if they are behind: virtual time, not host speed, decides when the guest sees them.
+  if (gpu_) gpu_->service(clock_.ticks());
   update_timers();
   if (++rounds_ % 64 == 0 || !any_running) feed_console_input(0);
   if (rounds_ % 256 == 0) console_.flush();
@@ -349,6 +355,7 @@ gdb::Target::Stop JunoMachine::resume(bool step, int cpu, const std::vector<uint
       instructions_ += r.retired;
       if (r.exit == cpu::Exit::Idle) waiting_[static_cast<size_t>(stopped_cpu)] = true;
       clock_.advance(r.retired);
+      if (gpu_) gpu_->service(clock_.ticks());
       update_timers();
       console_.flush();
     }

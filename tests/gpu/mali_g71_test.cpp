@@ -2,7 +2,7 @@
 // job submission on a slot's _NEXT registers, interrupts. Expected values are the reference values of
 // ../shared/reference/mali-g71.md (kbase tMIx dummy model, panfrost_regs.h) and the job layouts of v6.xml.
 #include "gpu-bifrost/mali_g71.h"
-#include "gpu_test_util.h"
+#include "mali_fixture.h"
 #include <memory>
 #include <stdexcept>
 
@@ -11,93 +11,6 @@ using namespace vplat::gpu;
 using namespace gputest;
 
 namespace {
-
-constexpr uint64_t kGpuVa = 0x2000000; // panfrost's VA space starts at 32 MiB
-constexpr uint32_t kTranstabFlags = 0x3 | (1u << 2);
-constexpr uint32_t kThreadPri8 = 8u << 16;
-constexpr uint32_t kStartFlushCleanInv = 3u << 8, kEndFlushCleanInv = 3u << 12, kFlushReduction = 1u << 14;
-
-class MaliTest : public ::testing::Test {
-protected:
-  dev::Bus bus;
-  dev::VirtualClock clock;
-  bool job_line = false, mmu_line = false, gpu_line = false;
-  std::unique_ptr<MaliG71> gpu;
-  std::unique_ptr<PageTables> pt;
-
-  void SetUp() override {
-    bus.add_ram(kRamBase, kRamSize);
-    gpu = make(8);
-    pt = std::make_unique<PageTables>(bus);
-  }
-  std::unique_ptr<MaliG71> make(unsigned cores) {
-    return std::make_unique<MaliG71>(bus, dev::IrqLine([this](bool l) { job_line = l; }),
-                                     dev::IrqLine([this](bool l) { mmu_line = l; }),
-                                     dev::IrqLine([this](bool l) { gpu_line = l; }), cores);
-  }
-  uint32_t rd(uint32_t off) { return static_cast<uint32_t>(gpu->read(off, 4)); }
-  void wr(uint32_t off, uint32_t v) { gpu->write(off, 4, v); }
-
-  // panfrost_gpu_soft_reset: returns how many RAWSTAT polls it took.
-  int soft_reset() {
-    wr(reg::GPU_INT_MASK, 0);
-    wr(reg::GPU_INT_CLEAR, GPU_IRQ_RESET_COMPLETED);
-    wr(reg::GPU_COMMAND, GPU_CMD_SOFT_RESET);
-    int polls = 0;
-    while (!(rd(reg::GPU_INT_RAWSTAT) & GPU_IRQ_RESET_COMPLETED) && polls < 100) polls++;
-    wr(reg::GPU_INT_CLEAR, GPU_IRQ_ALL);
-    wr(reg::GPU_INT_MASK, GPU_IRQ_ALL);
-    return polls + 1;
-  }
-  // panfrost's wait_ready: polls AS_STATUS until AS_ACTIVE clears; returns the number of reads.
-  int wait_ready(unsigned as) {
-    int reads = 1;
-    while ((rd(reg::as(as, reg::AS_STATUS)) & AS_STATUS_ACTIVE) && reads < 100) reads++;
-    return reads;
-  }
-  void as_cmd(unsigned as, uint32_t cmd) {
-    wait_ready(as);
-    wr(reg::as(as, reg::AS_COMMAND), cmd);
-  }
-  // panfrost_mmu_enable: lock + FLUSH_MEM, TRANSTAB/MEMATTR, UPDATE.
-  void mmu_enable(unsigned as, uint64_t pgd) {
-    wr(reg::as(as, reg::AS_LOCKADDR_LO), 0x000 | 47); // whole VA space (fls64(size-1)-1 for 2^48)
-    wr(reg::as(as, reg::AS_LOCKADDR_HI), 0);
-    as_cmd(as, AS_CMD_LOCK);
-    as_cmd(as, AS_CMD_FLUSH_MEM);
-    wait_ready(as);
-    uint64_t transtab = pgd | kTranstabFlags;
-    wr(reg::as(as, reg::AS_TRANSTAB_LO), static_cast<uint32_t>(transtab));
-    wr(reg::as(as, reg::AS_TRANSTAB_HI), static_cast<uint32_t>(transtab >> 32));
-    wr(reg::as(as, reg::AS_MEMATTR_LO), 0x00888d88);
-    wr(reg::as(as, reg::AS_MEMATTR_HI), 0);
-    as_cmd(as, AS_CMD_UPDATE);
-    wait_ready(as);
-  }
-  // Maps n pages at kGpuVa to kDataPa contiguously, and enables AS `as`.
-  void map_and_enable(unsigned as = 0, unsigned pages = 16) {
-    for (unsigned i = 0; i < pages; i++) pt->map(kGpuVa + 4096ull * i, kDataPa + 4096ull * i, kRw);
-    mmu_enable(as, pt->pgd());
-  }
-  static uint64_t pa_of(uint64_t va) { return va - kGpuVa + kDataPa; }
-  // panfrost_job_hw_submit on `slot`.
-  void submit(unsigned slot, uint64_t jc, unsigned as = 0, uint32_t extra_config = 0) {
-    ASSERT_EQ(rd(reg::js(slot, reg::JS_COMMAND_NEXT)), 0u);
-    wr(reg::js(slot, reg::JS_HEAD_NEXT_LO), static_cast<uint32_t>(jc));
-    wr(reg::js(slot, reg::JS_HEAD_NEXT_HI), static_cast<uint32_t>(jc >> 32));
-    wr(reg::js(slot, reg::JS_AFFINITY_NEXT_LO), rd(reg::SHADER_PRESENT_LO));
-    wr(reg::js(slot, reg::JS_AFFINITY_NEXT_HI), rd(reg::SHADER_PRESENT_HI));
-    wr(reg::js(slot, reg::JS_CONFIG_NEXT),
-       as | kThreadPri8 | kStartFlushCleanInv | kEndFlushCleanInv | kFlushReduction | extra_config);
-    wr(reg::js(slot, reg::JS_FLUSH_ID_NEXT), rd(reg::LATEST_FLUSH));
-    wr(reg::js(slot, reg::JS_COMMAND_NEXT), JS_CMD_START);
-  }
-  void unmask_all() {
-    wr(reg::JOB_INT_MASK, ~0u);
-    wr(reg::MMU_INT_MASK, ~0u);
-    wr(reg::GPU_INT_MASK, GPU_IRQ_ALL);
-  }
-};
 
 TEST_F(MaliTest, ProbeValues) {
   EXPECT_EQ(rd(reg::GPU_ID), 0x60000000u);
@@ -382,7 +295,8 @@ TEST_F(MaliTest, WriteValueJobs) {
   EXPECT_EQ(ram64(bus, pa_of(buf) + 16), 0xffffffff55667788ull);
   EXPECT_EQ(ram64(bus, pa_of(buf) + 24), 0x1122334455667788ull);
   EXPECT_EQ(ram64(bus, pa_of(buf) + 32), 0u);
-  EXPECT_EQ(ram64(bus, pa_of(buf) + 40), 12345u);
+  // The timestamp is the virtual time the sixth job began: START at 12345, then one step per job before it.
+  EXPECT_EQ(ram64(bus, pa_of(buf) + 40), 12345u + 5 * JobManager::kStepTicks);
   EXPECT_EQ(ram64(bus, pa_of(buf) + 48), ~0ull);
   for (unsigned i = 0; i < n; i++) EXPECT_EQ(ram32(bus, pa_of(kGpuVa + 0x40 * i)), 0x01u);
 }
@@ -432,33 +346,56 @@ TEST_F(MaliTest, UnmappedJobPointerGivesMmuFault) {
   uint64_t bad = 0x40000000; // nothing mapped there
   put_header(bus, pa_of(kGpuVa), job::Null, 1, bad);
   submit(1, kGpuVa);
-  // The first job completed; the walk faulted on the next pointer.
+  // The first job completed; the walk faulted on the next pointer and the slot stalls on it.
   EXPECT_EQ(ram32(bus, pa_of(kGpuVa)), 0x01u);
-  uint32_t status = rd(reg::js(1, reg::JS_STATUS));
-  EXPECT_EQ(status & 0xf8, 0xc0u); // a translation fault
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::ACTIVE);
+  EXPECT_EQ(rd(reg::JOB_INT_RAWSTAT), 0u);
+  EXPECT_EQ(rd(reg::JOB_INT_JS_STATE), 1u << 1);
+  EXPECT_EQ(rd(reg::MMU_INT_RAWSTAT), 1u);
+  EXPECT_TRUE(mmu_line);
+  // The level-1 table for 0x40000000 (L1 index 1) is absent: level 1, read access.
+  EXPECT_EQ(rd(reg::as(0, reg::AS_FAULTSTATUS)), 0xc1u | (2u << 8));
+  EXPECT_EQ(gpu->read(reg::as(0, reg::AS_FAULTADDRESS_LO), 8), bad);
+  // panfrost for an unhandled fault: clear the interrupt, then disable the AS (TRANSTAB unmapped +
+  // UPDATE). The retried access finds no translation and the job ends with the fault that stalled it.
+  wr(reg::MMU_INT_CLEAR, 1);
+  EXPECT_FALSE(mmu_line);
+  wr(reg::as(0, reg::AS_TRANSTAB_LO), 0);
+  wr(reg::as(0, reg::AS_TRANSTAB_HI), 0);
+  as_cmd(0, AS_CMD_UPDATE);
+  run_jobs();
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), 0xc1u);
   EXPECT_EQ(rd(reg::JOB_INT_RAWSTAT), 1u << 17);
   EXPECT_TRUE(job_line);
   EXPECT_EQ(gpu->read(reg::js(1, reg::JS_HEAD_LO), 8), bad);
-  EXPECT_EQ(rd(reg::MMU_INT_RAWSTAT), 1u);
-  EXPECT_TRUE(mmu_line);
-  // The level-1 table for 0x40000000 (L1 index 1) is absent: level 1.
-  EXPECT_EQ(rd(reg::as(0, reg::AS_FAULTSTATUS)), 0xc1u | (2u << 8));
-  EXPECT_EQ(gpu->read(reg::as(0, reg::AS_FAULTADDRESS_LO), 8), bad);
-  // The driver clears the interrupt (panfrost_mmu_irq_handler_thread).
-  wr(reg::MMU_INT_CLEAR, 1);
-  EXPECT_FALSE(mmu_line);
-  // A write-value job writing to a read-only page: permission fault, write access, header written back.
+  EXPECT_EQ(rd(reg::MMU_INT_RAWSTAT), 0u); // no second report for the retry
+  EXPECT_EQ(rd(reg::JOB_INT_JS_STATE), 0u);
+
+  // A write-value job writing to a read-only page: a permission fault on a write. A driver that
+  // only clears the interrupt (panfrost before 2021) leaves the job stalled until its timeout soft-stops it.
+  mmu_enable(0, pt->pgd());
   pt->map(kGpuVa + 0x10000, kDataPa + 0x10000, kRo);
   put_header(bus, pa_of(kGpuVa), job::WriteValue, 1, 0);
   put_write_value(bus, pa_of(kGpuVa), kGpuVa + 0x10008, job::Immediate32, 5);
   wr(reg::JOB_INT_CLEAR, ~0u);
   submit(1, kGpuVa);
-  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), 0xcbu);
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::ACTIVE);
   EXPECT_EQ(rd(reg::as(0, reg::AS_FAULTSTATUS)), 0xcbu | (3u << 8));
   EXPECT_EQ(gpu->read(reg::as(0, reg::AS_FAULTADDRESS_LO), 8), kGpuVa + 0x10008);
-  EXPECT_EQ(ram32(bus, pa_of(kGpuVa)), 0xcbu);                 // exception status
-  EXPECT_EQ(ram64(bus, pa_of(kGpuVa) + 8), kGpuVa + 0x10008);  // fault pointer
+  wr(reg::MMU_INT_CLEAR, 1);
+  run_jobs();
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::ACTIVE); // clearing alone retries nothing
+  EXPECT_EQ(rd(reg::JOB_INT_JS_STATE), 1u << 1);
+  wr(reg::js(1, reg::JS_COMMAND_NEXT), JS_CMD_NOP);
+  wr(reg::js(1, reg::JS_COMMAND), JS_CMD_SOFT_STOP);
+  run_jobs();
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::STOPPED);
   EXPECT_EQ(rd(reg::JOB_INT_RAWSTAT), 1u << 17);
+  EXPECT_EQ(rd(reg::JOB_INT_JS_STATE), 0u);
+  // Resumable from JS_TAIL: the job itself, untouched.
+  EXPECT_EQ(gpu->read(reg::js(1, reg::JS_TAIL_LO), 8), kGpuVa);
+  EXPECT_EQ(ram32(bus, pa_of(kGpuVa)), 0u);
+  EXPECT_EQ(ram32(bus, kDataPa + 0x10008), 0u);
 }
 
 TEST_F(MaliTest, MalformedChainsFaultWithoutHanging) {
