@@ -129,4 +129,9 @@ uint64_t seg_atomic(State& s, uint64_t seg, uint64_t addr, uint64_t op, uint64_t
   return old;
 }
 
+uint64_t seg_base(State& s, uint64_t seg) {
+  auto& t = g::bifrost::thread_of(s);
+  return seg == kSegWls ? t.wls.base : seg == kSegTl ? t.tls.base : 0;
+}
+
 } // namespace vplat::gen::bifrost

@@ -42,6 +42,7 @@ struct Rig {
       EXPECT_TRUE(gpu.bus.copy_to(kDataPa + (kUboTable - kDataVa) + 8 * u, &desc, 8));
     }
   }
+  std::function<void(QuadLaunch&)> tweak; // changes to the standard segment layout, if any
   QuadLaunch launch(const std::vector<Lanes>& in) {
     QuadLaunch l;
     l.entry = kCodeVa;
@@ -54,6 +55,7 @@ struct Rig {
     l.tls_size = kTlsSize;
     l.ubo_table = kUboTable;
     l.ubo_count = 2;
+    if (tweak) tweak(l);
     return l;
   }
   QuadResult run(const std::string& text, const std::vector<Lanes>& in) {
@@ -439,6 +441,34 @@ void add_message_cases(CaseMap& c) {
     }
     return true;
   };
+  // SEG_ADD with windows placed above 4 GiB, so both halves are visible (no memory is accessed).
+  auto seg_add = [](bool fma) {
+    return [fma](std::string& why) {
+      const uint64_t wls = 0x123456000ull, tls = 0x9fffff000ull;
+      Lanes off = {0, 0x10, 0xffc, 0x7fffffff};
+      for (unsigned seg : {2u, 7u}) {
+        Rig rig;
+        rig.tweak = [&](QuadLaunch& l) {
+          l.wls_base = wls;
+          for (unsigned i = 0; i < 4; ++i) l.tls_base[i] = tls + 0x400 * i;
+        };
+        std::string op = fma ? "*SEG_ADD src0=0 seg=" + std::to_string(seg) + " ; +NOP ; fma->r10"
+                             : "*NOP ; +SEG_ADD src0=0 seg=" + std::to_string(seg) + " ; add->r10";
+        auto r = rig.run("tuple p0=r0 ; " + op, {off});
+        bool ok = check_lanes(
+            r, 10,
+            [&](unsigned l) {
+              uint64_t base = seg == 2 ? wls : tls + 0x400 * l;
+              return fma ? uint32_t(base + off[l]) : uint32_t(base >> 32) + off[l];
+            },
+            why);
+        if (!ok) return why = std::string(kSegName[seg]) + ": " + why, false;
+      }
+      return true;
+    };
+  };
+  c["FMA_SEG_ADD"] = seg_add(true);
+  c["ADD_SEG_ADD"] = seg_add(false);
   // +ATOM_CX needs its FMA half: with one (the cases above) it performs the atomic; after a *NOP the pairing is
   // invalid and the quad faults with INSTR_INVALID_ENC without touching memory.
   c["ADD_ATOM_CX"] = [](std::string& why) {
@@ -496,6 +526,10 @@ const std::initializer_list<RoundTrip> kMessageRoundTrips = {
     {"ADD_ATOM_CX",
      "header sr=6 msg=7\ntuple p0=r1 p1=r2 p2=r6 ; *ATOM_C_RETURN.i32 src0=0 src1=1 src2=2 opc=2 ; +ATOM_CX src0=2 src1=0 src2=1",
      "ds(0u) eos atomic \n{\n*ATOM_C_RETURN.i32.aadd t0, r1, r2, r6\n+ATOM_CX t1, r6, r1, r2, @r6\n}\n"},
+    {"FMA_SEG_ADD", "tuple p0=r1 ; *SEG_ADD src0=0 seg=2 ; +NOP ; fma->r3",
+     "ds(0u) eos \n{\n*SEG_ADD.wls r3:t0, r1\n+NOP t1\n}\n"},
+    {"ADD_SEG_ADD", "tuple p0=r1 ; *NOP ; +SEG_ADD src0=0 seg=7 ; add->r3",
+     "ds(0u) eos \n{\n*NOP t0\n+SEG_ADD.tl r3:t1, r1\n}\n"},
     {"FMA_ATOM_POST_i32", "tuple p0=r1 p1=r2 ; *ATOM_POST.i32 src0=0 src1=1 opc=9 ; +NOP ; fma->r3",
      "ds(0u) eos \n{\n*ATOM_POST.i32.asmax r3:t0, r1, r2\n+NOP t1\n}\n"},
 };
