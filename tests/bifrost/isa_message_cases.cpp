@@ -6,6 +6,7 @@
 #include "isa_cases.h"
 #include <algorithm>
 #include <optional>
+#include <atomic>
 #include <thread>
 
 namespace bifrost_isa_test {
@@ -535,6 +536,216 @@ const std::initializer_list<RoundTrip> kMessageRoundTrips = {
 };
 
 const CaseGroup kMessage(add_message_cases, kMessageRoundTrips);
+
+} // namespace
+} // namespace bifrost_isa_test
+
+// ---------------------------------------------------------------- segments, workgroups, faults, host threads
+
+namespace bifrost_isa_test {
+namespace {
+
+// Stores staging register `sr` to out[x] (x = local id, r55; out = uniform 0), ending the shader.
+std::vector<std::string> store_to_out(unsigned sr) {
+  return {"header flow=3\ntuple p0=r55 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +NOP ; fma->r2\n"
+          "const 0x2",
+          "header sr=" + std::to_string(sr) +
+              " msg=6\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
+              "tuple ; *NOP ; +STORE.i32 src0=7 src1=3 seg=1"};
+}
+
+struct WorkgroupRig : Rig {
+  static constexpr uint64_t kOut = kDataVa + 0x9000;
+  uint64_t out_uniform = kOut;
+  QuadResult run_wg(std::vector<std::string> clauses, unsigned threads) {
+    uint64_t at = kCodeVa;
+    for (auto& c : clauses) at = gpu.load_code(at, bifrost_asm::assemble(c));
+    ShaderCore::Workgroup wg;
+    wg.entry = kCodeVa;
+    wg.uniforms = &out_uniform;
+    wg.uniform_count = 1;
+    wg.size = {threads, 1, 1};
+    wg.mem = {kWlsVa, kWlsSize, kTlsVa, kTlsSize, kUboTable, 2};
+    return gpu.core->run_workgroup(wg);
+  }
+};
+
+// Each of 8 threads (two quads) writes its id to WLS word x, waits at the barrier, and reads word 7 - x: every
+// thread must see the other quad's write in the one shared block.
+TEST(MessageWorkgroup, WlsIsSharedByTheWorkgroupsQuads) {
+  WorkgroupRig rig;
+  std::vector<std::string> p = {
+      "header flow=3\ntuple p0=r55 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +NOP ; fma->r0\nconst 0x2",
+      "header flow=3 sr=55 msg=6\ntuple p0=r0 ; *NOP ; +STORE.i32 src0=0 src1=3 seg=2",
+      "header flow=3 msg=8\ntuple ; *NOP ; +BARRIER",
+      "header flow=3\ntuple p0=r0 fau=c0 ; *NOP ; +ISUB.s32 src0=4 src1=0 ; add->r1\nconst 0x1c",
+      "header flow=3 sr=20 msg=5\ntuple p0=r1 ; *NOP ; +LOAD.i32 src0=0 src1=3 seg=2"};
+  for (auto& c : store_to_out(20)) p.push_back(c);
+  auto r = rig.run_wg(p, 8);
+  ASSERT_EQ(r.status, QuadResult::Status::Done) << r.error;
+  for (uint32_t x = 0; x < 8; ++x) {
+    EXPECT_EQ(rig.gpu.read32(WorkgroupRig::kOut + 4 * x), 7 - x) << "thread " << x;
+    EXPECT_EQ(rig.gpu.read32(kWlsVa + 4 * x), x);
+  }
+}
+
+// Each thread stores its id at TLS offset 8 and reads it back after a barrier: every thread has its own window
+// (thread t's at kTlsVa + t * kTlsSize).
+TEST(MessageWorkgroup, TlsIsPerThread) {
+  WorkgroupRig rig;
+  std::vector<std::string> p = {
+      "header flow=3 sr=55 msg=6\ntuple fau=c0 ; *NOP ; +STORE.i32 src0=4 src1=5 seg=7\nconst 0x8",
+      "header flow=3 msg=8\ntuple ; *NOP ; +BARRIER",
+      "header flow=3 sr=20 msg=5\ntuple fau=c0 ; *NOP ; +LOAD.i32 src0=4 src1=5 seg=7\nconst 0x8"};
+  for (auto& c : store_to_out(20)) p.push_back(c);
+  // 6 threads: one full quad and a partial one.
+  auto r = rig.run_wg(p, 6);
+  ASSERT_EQ(r.status, QuadResult::Status::Done) << r.error;
+  for (uint32_t x = 0; x < 6; ++x) {
+    EXPECT_EQ(rig.gpu.read32(WorkgroupRig::kOut + 4 * x), x);
+    EXPECT_EQ(rig.gpu.read32(kTlsVa + x * kTlsSize + 8), x);
+  }
+  EXPECT_EQ(rig.gpu.read32(kTlsVa + 6 * kTlsSize + 8), pat_le(kTlsVa + 6 * kTlsSize + 8, 4)) << "past the last thread";
+}
+
+// The sequence Mesa's v6 compiler emits for a shared-memory atomic add: SEG_ADD.wls turns the offset into a
+// global address, ATOM_C_RETURN/+ATOM_CX adds, ATOM_POST gives each thread the value it saw. With 8 threads
+// adding x + 16 to one word, the final word is the sum and the values seen form one order of the additions.
+TEST(MessageWorkgroup, SharedAtomicAddThroughSegAdd) {
+  WorkgroupRig rig;
+  rig.gpu.write32(kWlsVa + 0x10, 1000);
+  std::vector<std::string> p = {
+      "header flow=3\ntuple fau=c0 ; *SEG_ADD src0=4 seg=2 ; +SEG_ADD src0=5 seg=2 ; fma->r0 add->r1\n"
+      "tuple p0=r55 fau=c0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r12\nconst 0x10",
+      "header flow=3 sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C_RETURN.i32 src0=0 src1=1 opc=2 ; +ATOM_CX src1=0 src2=1",
+      "header flow=3\ntuple p0=r12 p1=r13 ; *ATOM_POST.i32 src0=0 src1=1 opc=2 ; +NOP ; fma->r14"};
+  for (auto& c : store_to_out(14)) p.push_back(c);
+  auto r = rig.run_wg(p, 8);
+  ASSERT_EQ(r.status, QuadResult::Status::Done) << r.error;
+  EXPECT_EQ(rig.gpu.read32(kWlsVa + 0x10), 1000u + (0 + 1 + 2 + 3 + 4 + 5 + 6 + 7) + 8 * 16);
+  std::vector<std::pair<uint32_t, uint32_t>> seen; // (value seen, argument)
+  for (uint32_t x = 0; x < 8; ++x) seen.push_back({rig.gpu.read32(WorkgroupRig::kOut + 4 * x), x + 16});
+  std::sort(seen.begin(), seen.end());
+  uint32_t v = 1000;
+  for (auto& [s, a] : seen) {
+    EXPECT_EQ(s, v);
+    v = s + a;
+  }
+}
+
+// Accesses a shader must not complete: the quad faults with the code given and memory is unchanged.
+TEST(MessageSegments, BadAccessesFault) {
+  struct Bad {
+    std::string text;
+    uint32_t lo, hi;
+    uint32_t exc;       // exact code, or 0xc0 for "a translation fault at some level"
+    const char* what;
+  };
+  const Bad bad[] = {
+      {"header sr=12 msg=5\ntuple p0=r0 p1=r1 ; *NOP ; +LOAD.i32 src0=0 src1=1 seg=2", uint32_t(kWlsSize - 2), 0,
+       0x5a, "WLS word straddling the window's end"},
+      {"header sr=12 msg=6\ntuple p0=r0 p1=r1 ; *NOP ; +STORE.i32 src0=0 src1=1 seg=7", uint32_t(kTlsSize), 0,
+       0x54, "TLS store past the thread's window"},
+      {"header sr=12 msg=5\ntuple p0=r0 p1=r1 ; *NOP ; +LOAD.i32 src0=0 src1=1 seg=7", 0xfffffffeu, 0xffffffffu,
+       0x54, "TLS offset that wraps"},
+      {"header sr=12 msg=5\ntuple p0=r0 p1=r1 ; *NOP ; +LOAD.i32 src0=0 src1=1 seg=4", 0, 2, 0x5a,
+       "UBO index past the table"},
+      {"header sr=12 msg=5\ntuple p0=r0 p1=r1 ; *NOP ; +LOAD.i64 src0=0 src1=1 seg=4", uint32_t(kUboSize[0] - 4), 0,
+       0x5a, "UBO access past the buffer"},
+      {"header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *NOP ; +AXCHG.i32 src0=0 src1=1", uint32_t(kScratchVa + 2), 0, 0x56,
+       "misaligned atomic"},
+      {"header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *NOP ; +AXCHG.i32 src0=0 src1=1", uint32_t(kCodeVa + 0x800), 0,
+       0xcb, "atomic on a read-only page (level-3 permission fault)"},
+      {"header sr=12 msg=5\ntuple p0=r0 p1=r1 ; *NOP ; +LOAD.i32 src0=0 src1=1 seg=1", 0x70000000u, 0, 0xc0,
+       "unmapped global address"},
+  };
+  for (const Bad& b : bad) {
+    Rig rig;
+    std::vector<Lanes> in(14);
+    in[0] = {b.lo, b.lo, b.lo, b.lo};
+    in[1] = {b.hi, b.hi, b.hi, b.hi};
+    in[12] = kAtomArg;
+    auto r = rig.run(b.text, in);
+    EXPECT_EQ(r.status, QuadResult::Status::Fault) << b.what;
+    if (b.exc == 0xc0)
+      EXPECT_EQ(r.exception & 0xf8u, 0xc0u) << b.what;
+    else
+      EXPECT_EQ(r.exception, b.exc) << b.what;
+    // Nothing in the pattern area or the scratch word moved.
+    for (uint64_t va : {kWlsVa + kWlsSize - 4, kTlsVa + kTlsSize, kScratchVa})
+      EXPECT_EQ(rig.gpu.read32(va), va < kDataVa + kPatternBytes ? pat_le(va, 4) : 0u) << b.what;
+    EXPECT_EQ(r.regs[0][12], kAtomArg[0]) << b.what << ": staging register written";
+  }
+  // A launch without a WLS window: any WLS access is out of range.
+  Rig rig;
+  rig.tweak = [](QuadLaunch& l) { l.wls_size = 0; };
+  auto r = rig.run("header sr=12 msg=5\ntuple p0=r0 p1=r1 ; *NOP ; +LOAD.i32 src0=0 src1=1 seg=2", {{0, 0, 0, 0}, {0, 0, 0, 0}});
+  EXPECT_EQ(r.status, QuadResult::Status::Fault);
+  EXPECT_EQ(r.exception, 0x5au);
+}
+
+// Wide loads and stores on the WLS, TLS and UBO segments (the instructions themselves are tested on global
+// memory in isa_base_cases.cpp).
+TEST(MessageSegments, WideAccessesOnEverySegment) {
+  for (unsigned seg : {2u, 4u, 7u}) {
+    Rig rig;
+    std::vector<Lanes> in(16);
+    // 16-byte aligned, a different block per lane (UBO: lanes 0, 1 in buffer 0, lanes 2, 3 in buffer 1).
+    in[0] = seg == 4 ? Lanes{0, 16, 16, 48} : Lanes{0, 16, 32, 48};
+    in[1] = seg == 4 ? Lanes{0, 0, 1, 1} : Lanes{0, 0, 0, 0};
+    auto r = rig.run("header sr=12 msg=5\ntuple p0=r0 p1=r1 ; *NOP ; +LOAD.i128 src0=0 src1=1 seg=" +
+                         std::to_string(seg),
+                     in);
+    ASSERT_EQ(r.status, QuadResult::Status::Done) << kSegName[seg] << ": " << r.error;
+    for (unsigned l = 0; l < 4; ++l) {
+      uint64_t va = seg == 2 ? kWlsVa + in[0][l]
+                    : seg == 7 ? kTlsVa + l * kTlsSize + in[0][l]
+                               : kUboVa[in[1][l]] + in[0][l];
+      for (unsigned k = 0; k < 4; ++k) EXPECT_EQ(r.regs[l][12 + k], pat_le(va + 4 * k, 4)) << kSegName[seg];
+    }
+    if (seg == 4) continue; // no UBO stores
+    Rig rig2;
+    for (unsigned k = 0; k < 2; ++k) in[13 + k] = {0x1000u + k, 0x2000u + k, 0x3000u + k, 0x4000u + k};
+    auto w = rig2.run("header sr=13 msg=6\ntuple p0=r0 p1=r1 ; *NOP ; +STORE.i64 src0=0 src1=1 seg=" +
+                          std::to_string(seg),
+                      in);
+    ASSERT_EQ(w.status, QuadResult::Status::Done) << kSegName[seg] << ": " << w.error;
+    for (unsigned l = 0; l < 4; ++l) {
+      uint64_t va = (seg == 2 ? kWlsVa : kTlsVa + l * kTlsSize) + in[0][l];
+      EXPECT_EQ(rig2.gpu.read32(va), 0x1000u * (l + 1));
+      EXPECT_EQ(rig2.gpu.read32(va + 4), 0x1000u * (l + 1) + 1);
+      EXPECT_EQ(rig2.gpu.read32(va + 8), pat_le(va + 8, 4));
+    }
+  }
+}
+
+// Several host threads, each with its own MMU view, cache and core (as the job manager's virtual cores will
+// be), increment one guest word with ATOM_C1.ainc: no increment may be lost.
+TEST(MessageAtomics, AtomicAgainstOtherHostThreads) {
+  Rig rig;
+  rig.gpu.load_code(kCodeVa, bifrost_asm::assemble(
+                                 "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; "
+                                 "+ATOM_CX src1=0 src2=1"));
+  rig.gpu.write32(kScratchVa, 0);
+  constexpr unsigned kThreads = 4, kRuns = 2000;
+  std::vector<Lanes> in(2);
+  in[0] = {uint32_t(kScratchVa), uint32_t(kScratchVa), uint32_t(kScratchVa), uint32_t(kScratchVa)};
+  QuadLaunch l = rig.launch(in);
+  std::atomic<unsigned> failures{0};
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < kThreads; ++t)
+    threads.emplace_back([&] {
+      vplat::gpu::GpuMmu mmu(rig.gpu.bus);
+      mmu.update(0, rig.gpu.pt->pgd() | 0x7, 0x888d88, 0);
+      ShaderCache cache;
+      ShaderCore core(mmu, cache);
+      for (unsigned i = 0; i < kRuns; ++i)
+        if (core.run_quad(l).status != QuadResult::Status::Done) ++failures;
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0u);
+  EXPECT_EQ(rig.gpu.read32(kScratchVa), kThreads * kRuns * 4);
+}
 
 } // namespace
 } // namespace bifrost_isa_test
