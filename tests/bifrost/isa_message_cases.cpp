@@ -727,11 +727,11 @@ TEST(MessageAtomics, AtomicAgainstOtherHostThreads) {
                                  "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; "
                                  "+ATOM_CX src1=0 src2=1"));
   rig.gpu.write32(kScratchVa, 0);
-  constexpr unsigned kThreads = 4, kRuns = 2000;
+  constexpr unsigned kThreads = 4, kRuns = 20000;
   std::vector<Lanes> in(2);
   in[0] = {uint32_t(kScratchVa), uint32_t(kScratchVa), uint32_t(kScratchVa), uint32_t(kScratchVa)};
   QuadLaunch l = rig.launch(in);
-  std::atomic<unsigned> failures{0};
+  std::atomic<unsigned> failures{0}, ready{0};
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < kThreads; ++t)
     threads.emplace_back([&] {
@@ -739,6 +739,9 @@ TEST(MessageAtomics, AtomicAgainstOtherHostThreads) {
       mmu.update(0, rig.gpu.pt->pgd() | 0x7, 0x888d88, 0);
       ShaderCache cache;
       ShaderCore core(mmu, cache);
+      // Start together, so the threads' runs overlap.
+      ++ready;
+      while (ready.load() < kThreads) std::this_thread::yield();
       for (unsigned i = 0; i < kRuns; ++i)
         if (core.run_quad(l).status != QuadResult::Status::Done) ++failures;
     });
