@@ -76,18 +76,18 @@ int main(int argc, char** argv) {
   mmu.update(0, 2, 0, 0); // TRANSTAB ADRMODE 2: identity
 
   const float m = 0.999f, a = 0.5f;
-  const std::string fma = "tuple fau=c0 ; *FMA.f32 src0=6 src1=4 src2=5 ; +NOP\n";
+  const std::string fma = "tuple fau=c2 ; *FMA.f32 src0=6 src1=4 src2=5 ; +NOP\n";
   std::vector<std::string> clauses = {
       "header flow=3\ntuple fau=u1 ; *NOP ; +MOV.i32 src0=4 ; add->r0",
       "header flow=1\ntuple p0=r0 fau=c1 ; *NOP ; +ISUB.s32 src0=0 src1=4 ; add->r0\n"
-      "tuple p0=r1 fau=c0 ; *FMA.f32 src0=0 src1=4 src2=5 ; +NOP\n" +
-          fma + fma + "tuple fau=c0 ; *FMA.f32 src0=6 src1=4 src2=5 ; +NOP ; fma->r1\n" +
-          "tuple p0=r0 fau=c2 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=0\n" + "const 0x" +
+      "tuple p0=r1 fau=c2 ; *FMA.f32 src0=0 src1=4 src2=5 ; +NOP\n" +
+          fma + fma + "tuple fau=c2 ; *FMA.f32 src0=6 src1=4 src2=5 ; +NOP ; fma->r1\n" +
+          "tuple p0=r0 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=0\n" + "const pchi 0\nconst 0x1\nconst 0x" +
           [&] {
             char b[32];
             std::snprintf(b, sizeof b, "%08x%08x", fbits(a), fbits(m));
             return std::string(b);
-          }() + "\nconst 0x1\nconst pchi 0",
+          }(),
       "header flow=3\ntuple p0=r60 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +NOP ; fma->r2\nconst 0x2",
       "header sr=1 msg=6\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
       "tuple ; *NOP ; +STORE.i32 src0=7 src1=3 seg=1"};

@@ -178,9 +178,19 @@ tuple p0=r3 fau=u0 ; *NOP ; +STORE.i32 src0=0 src1=5 seg=1
   EXPECT_EQ(s.quad_clauses, 4u * n / 4);
 }
 
+// Counts r0 down to 0, one clause per iteration.
+const char* kSpinR0 = R"(
+header flow=1
+tuple p0=r0 fau=c1 ; *NOP ; +ISUB.s32 src0=0 src1=4 ; add->r0
+tuple fau=c0 ; *NOP ; +BRANCHZ.i32 src0=7 src2=5 eq=0
+const pchi 0
+const 0x1
+)";
+
 // Per-workgroup sums: each of the 8 threads puts in[global id] into WLS word (local id), all meet at a barrier,
-// then every thread adds the 8 words and writes the sum to out[workgroup id]. Without the barrier early quads
-// would read words the other quad has not written yet.
+// then every thread adds the 8 words and writes the sum to out[global id]. The second quad arrives late (a
+// spin loop), so without the barrier the first would read words the second has not written yet (checked by
+// replacing +BARRIER with +NOP: the test then fails).
 TEST_P(ComputeJobs, ReductionThroughWlsWithBarrier) {
   constexpr unsigned groups = 12, local = 8;
   std::vector<uint32_t> in(groups * local);
@@ -193,12 +203,16 @@ TEST_P(ComputeJobs, ReductionThroughWlsWithBarrier) {
   Dispatch d;
   d.local[0] = local;
   d.groups[0] = groups;
-  d.preload = kPreloadGlobalX | kPreloadLocalXY | kPreloadGroupX;
+  d.preload = kPreloadGlobalX | kPreloadLocalXY;
   d.push = {kIn, kOut};
   d.wls_bytes = 4 * local;
   d.clauses = {times4("r60"),
                "header flow=3 sr=10 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
                "tuple ; *NOP ; +LOAD.i32 src0=7 src1=3 seg=1",
+               // Thread x first spins 8x + 3 times, so the second quad reaches the WLS store well after the first.
+               "header flow=3\ntuple p0=r55 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; "
+               "+IADD.s32 src0=3 src1=4 ; add->r0\nconst 0x3",
+               kSpinR0,
                times4("r55"), "header flow=3 sr=10 msg=6\ntuple p0=r2 ; *NOP ; +STORE.i32 src0=0 src1=3 seg=2",
                "header flow=3 msg=8\ntuple ; *NOP ; +BARRIER"};
   for (unsigned i = 0; i < local; ++i)
@@ -209,14 +223,14 @@ TEST_P(ComputeJobs, ReductionThroughWlsWithBarrier) {
     sum += "tuple p0=r" + std::to_string(20 + i) + " ; *NOP ; +IADD.s32 src0=7 src1=0" +
            (i + 1 == local ? " ; add->r30\n" : "\n");
   d.clauses.push_back(sum);
-  d.clauses.push_back(times4("r57"));
+  d.clauses.push_back(times4("r60"));
   d.clauses.push_back(store_at(1, 30));
   run(d);
   EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
   for (unsigned g = 0; g < groups; ++g) {
     uint32_t want = 0;
     for (unsigned i = 0; i < local; ++i) want += in[g * local + i];
-    EXPECT_EQ(get32(kOut + 4 * g), want) << "workgroup " << g;
+    for (unsigned i = 0; i < local; ++i) EXPECT_EQ(get32(kOut + 4 * (g * local + i)), want) << "workgroup " << g << " thread " << i;
   }
   // Each workgroup had its own WLS instance (Mesa's sizing: instances = next_pow2(12) = 16, 128 bytes each).
   for (unsigned g = 0; g < groups; ++g)
