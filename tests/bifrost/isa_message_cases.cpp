@@ -101,7 +101,19 @@ const char* kSegName[8] = {"", "global", "wls", "stream", "ubo", "", "", "tl"};
 // (r12, r13) from the loaded memory value and the old r12.
 // second: r13's expected value, or nullopt when r13 must keep its value.
 using LoadRef = std::function<std::pair<uint32_t, std::optional<uint32_t>>(uint32_t mem, uint32_t old12)>;
+// The same from the lane's GPU address and both old registers (accesses wider than a word).
+using LoadRefVa = std::function<std::pair<uint32_t, uint32_t>(uint64_t va, uint32_t old12, uint32_t old13)>;
+bool narrow_load_va(const std::string& op, unsigned bytes, const LoadRefVa& ref, std::string& why);
 bool narrow_load(const std::string& op, unsigned bytes, const LoadRef& ref, std::string& why) {
+  return narrow_load_va(
+      op, bytes,
+      [&](uint64_t va, uint32_t old12, uint32_t old13) {
+        auto w = ref(pat_le(va, bytes), old12);
+        return std::make_pair(w.first, w.second.value_or(old13));
+      },
+      why);
+}
+bool narrow_load_va(const std::string& op, unsigned bytes, const LoadRefVa& ref, std::string& why) {
   for (unsigned seg : {1u, 2u, 4u, 7u}) {
     Rig rig;
     Lanes lo, hi, r12, r13;
@@ -124,8 +136,8 @@ bool narrow_load(const std::string& op, unsigned bytes, const LoadRef& ref, std:
       if (!check_lanes(
               r, reg,
               [&](unsigned l) {
-                auto w = ref(pat_le(seg_addr(seg, l, bytes).va, bytes), r12[l]);
-                return reg == 12 ? w.first : w.second.value_or(r13[l]);
+                auto w = ref(seg_addr(seg, l, bytes).va, r12[l], r13[l]);
+                return reg == 12 ? w.first : w.second;
               },
               why))
         return why = op + " seg " + kSegName[seg] + ": " + why, false;
@@ -144,16 +156,18 @@ uint32_t sext(uint32_t v, unsigned bits) {
 bool narrow_store(const std::string& op, unsigned bytes, std::string& why) {
   for (unsigned seg : {1u, 2u, 7u}) {
     Rig rig;
-    Lanes lo, hi, val = {0x89abcdefu, 0x01234567u, 0xfedcba98u, 0x7f80ff00u};
+    Lanes lo, hi, val = {0x89abcdefu, 0x01234567u, 0xfedcba98u, 0x7f80ff00u},
+                  val2 = {0x5555c3a5u, 0x66660f1eu, 0x7777e1d2u, 0x88883c4bu}; // bytes 4, 5 (i48)
     for (unsigned l = 0; l < 4; ++l) {
       auto a = seg_addr(seg, l, bytes);
       lo[l] = a.lo;
       hi[l] = a.hi;
     }
-    std::vector<Lanes> in(14);
+    std::vector<Lanes> in(15);
     in[0] = lo;
     in[1] = hi;
     in[13] = val;
+    in[14] = val2;
     auto r = rig.run("header sr=13 msg=6\ntuple p0=r0 p1=r1 ; *NOP ; " + op + " src0=0 src1=1 seg=" +
                          std::to_string(seg),
                      in);
@@ -161,7 +175,7 @@ bool narrow_store(const std::string& op, unsigned bytes, std::string& why) {
     for (unsigned l = 0; l < 4; ++l) {
       uint64_t va = seg_addr(seg, l, bytes).va;
       for (unsigned b = 0; b < bytes; ++b)
-        if (rig.byte(va + b) != uint8_t(val[l] >> (8 * b)))
+        if (rig.byte(va + b) != uint8_t(b < 4 ? val[l] >> (8 * b) : val2[l] >> (8 * (b - 4))))
           return why = op + " seg " + kSegName[seg] + " lane " + std::to_string(l) + " byte wrong", false;
       if (rig.byte(va + bytes) != pat(va + bytes) || rig.byte(va - 1) != pat(va - 1))
         return why = op + " seg " + kSegName[seg] + " lane " + std::to_string(l) + " touched a neighbour", false;
@@ -309,9 +323,24 @@ void add_message_cases(CaseMap& c) {
     return true;
   };
 
+  c["ADD_LOAD_i24"] = [](std::string& why) {
+    return narrow_load("+LOAD.i24", 3,
+                       [](uint32_t m, uint32_t old) { return std::make_pair((old & 0xff000000u) | m, kKeep); }, why);
+  };
+  c["ADD_LOAD_i48"] = [](std::string& why) {
+    return narrow_load_va(
+        "+LOAD.i48", 6,
+        [](uint64_t va, uint32_t, uint32_t old13) {
+          return std::make_pair(pat_le(va, 4), (old13 & 0xffff0000u) | pat_le(va + 4, 2));
+        },
+        why);
+  };
+
   // ---- narrow stores
   c["ADD_STORE_i8"] = [](std::string& why) { return narrow_store("+STORE.i8", 1, why); };
   c["ADD_STORE_i16"] = [](std::string& why) { return narrow_store("+STORE.i16", 2, why); };
+  c["ADD_STORE_i24"] = [](std::string& why) { return narrow_store("+STORE.i24", 3, why); };
+  c["ADD_STORE_i48"] = [](std::string& why) { return narrow_store("+STORE.i48", 6, why); };
 
   // ---- exchange atomics, global and WLS
   c["ADD_AXCHG_i32"] = [](std::string& why) {
@@ -504,6 +533,14 @@ const std::initializer_list<RoundTrip> kMessageRoundTrips = {
      "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i16.d0.zext t1, r1, r2, @r8\n}\n"},
     {"ADD_LOAD_i32_d0", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; ADD_LOAD_i32_d0 src0=0 src1=1 seg=3 ext=0",
      "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i32.stream.d0.sext t1, r1, r2, @r8\n}\n"},
+    {"ADD_LOAD_i24", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; +LOAD.i24 src0=0 src1=1 seg=7",
+     "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i24.tl t1, r1, r2, @r8\n}\n"},
+    {"ADD_LOAD_i48", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; +LOAD.i48 src0=0 src1=1 seg=4",
+     "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i48.ubo t1, r1, r2, @r8\n}\n"},
+    {"ADD_STORE_i24", "header sr=9 msg=6\ntuple p0=r1 p1=r2 ; *NOP ; +STORE.i24 src0=0 src1=1 seg=1",
+     "ds(0u) eos store \n{\n*NOP t0\n+STORE.i24 t1, r1, r2, @r9\n}\n"},
+    {"ADD_STORE_i48", "header sr=9 msg=6\ntuple p0=r1 p1=r2 ; *NOP ; +STORE.i48 src0=0 src1=1 seg=3",
+     "ds(0u) eos store \n{\n*NOP t0\n+STORE.i48.stream t1, r1, r2, @r9\n}\n"},
     {"ADD_STORE_i8", "header sr=9 msg=6\ntuple p0=r1 p1=r2 ; *NOP ; +STORE.i8 src0=0 src1=1 seg=7",
      "ds(0u) eos store \n{\n*NOP t0\n+STORE.i8.tl t1, r1, r2, @r9\n}\n"},
     {"ADD_STORE_i16", "header sr=9 msg=6\ntuple p0=r1 p1=r2 ; *NOP ; +STORE.i16 src0=0 src1=1 seg=2",
