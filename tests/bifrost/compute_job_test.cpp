@@ -11,6 +11,8 @@
 #include "gpu-bifrost/compute_cores.h"
 #include "mali_fixture.h"
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -75,6 +77,12 @@ protected:
 
   // Builds the job, submits it on slot 1 and lets the GPU run until nothing is pending.
   void run(const Dispatch& d) {
+    prepare(d);
+    queue(1, kJob);
+    run_jobs();
+  }
+  // Writes the shader and the job's descriptors (and attaches the cores if no test did).
+  void prepare(const Dispatch& d) {
     if (!cores) attach();
     uint64_t at = kCode;
     for (const auto& c : d.clauses) {
@@ -113,8 +121,6 @@ protected:
     put32(kTlsDesc + 4, d.wls_bytes ? log2_ceil(instances) | (log2_ceil(wls_size) + 1) << 8 : 31u);
     put64(kTlsDesc + 8, d.tls_bytes ? kStack : 0);
     put64(kTlsDesc + 16, d.wls_bytes ? kWls : 0);
-    queue(1, kJob);
-    run_jobs();
   }
 };
 
@@ -359,6 +365,27 @@ const pchi 0
   run(d);
   EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::TERMINATED);
   EXPECT_EQ(rd(reg::JOB_INT_RAWSTAT), 1u << 17);
+}
+
+// A hard stop while the shader loops: the cores see the abort flag and the chain ends TERMINATED long before the
+// clause budget (2^24 clauses per quad: many seconds of host time for these 48 quads) would end it.
+TEST_P(ComputeJobs, HardStopEndsALoopingShader) {
+  Dispatch d;
+  d.local[0] = 16;
+  d.groups[0] = 12;
+  d.clauses = {R"(
+header flow=1
+tuple fau=c0 ; *NOP ; +BRANCHZ.i32 src0=3 src2=5 eq=1
+const pchi 0
+)"};
+  auto start = std::chrono::steady_clock::now();
+  prepare(d);
+  queue(1, kJob);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  wr(reg::js(1, reg::JS_COMMAND), JS_CMD_HARD_STOP);
+  run_jobs();
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::TERMINATED);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
 }
 
 // Two jobs with the same inputs report the same cycles, so completion shows at the same virtual time for any
