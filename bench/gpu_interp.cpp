@@ -2,14 +2,16 @@
 // One Compute job, decoded as the job manager would hand it over, runs on ComputeCores with N host threads: every
 // thread runs an FMA-chain loop (x = x * m + a, 4 fused multiply-adds per iteration, a counter and a branch) for
 // the given number of iterations and stores x. GPU memory is identity-mapped guest RAM. Prints one line:
-//   threads N workgroups W thread_instructions I seconds S per_thread_rate R
-// where R is thread instructions (FMA and ADD slots of active lanes) per host second per host thread. Outputs are
+//   threads N workgroups W thread_instructions I seconds S per_thread_rate R cpus C
+// where R is thread instructions (FMA and ADD slots of active lanes) per host second per host thread and C the
+// host CPUs the run got on average (process CPU time / wall time: below N on a loaded host). Outputs are
 // checked against std::fma on the host; a mismatch is an error (exit 1).
 #include "bifrost_asm.h"
 #include "devices/bus.h"
 #include "gpu-bifrost/compute_cores.h"
 #include "gpu-bifrost/mali_regs.h"
 #include <chrono>
+#include <sys/resource.h>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -119,9 +121,17 @@ int main(int argc, char** argv) {
   gpu::bifrost::ComputeCores cores(cc);
   Memory mem(mmu);
   std::atomic<bool> abort{false};
+  auto cpu_seconds = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  };
+  double cpu0 = cpu_seconds();
   auto t0 = std::chrono::steady_clock::now();
   gpu::ShaderResult r = cores.run_compute(job, mem, abort);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double cpus = (cpu_seconds() - cpu0) / seconds;
   if (r.status != gpu::exc::DONE) {
     std::fprintf(stderr, "gpu-interp: job ended with status 0x%x\n", r.status);
     return 1;
@@ -138,8 +148,9 @@ int main(int argc, char** argv) {
     }
   }
   auto s = cores.stats();
-  std::printf("threads %u workgroups %u thread_instructions %llu seconds %.3f per_thread_rate %.0f\n", threads, groups,
+  std::printf("threads %u workgroups %u thread_instructions %llu seconds %.3f per_thread_rate %.0f cpus %.2f\n", threads,
+              groups,
               static_cast<unsigned long long>(s.thread_instructions), seconds,
-              static_cast<double>(s.thread_instructions) / seconds / threads);
+              static_cast<double>(s.thread_instructions) / seconds / threads, cpus);
   return 0;
 }
