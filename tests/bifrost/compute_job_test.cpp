@@ -243,6 +243,35 @@ TEST_P(ComputeJobs, ReductionThroughWlsWithBarrier) {
     for (unsigned i = 0; i < local; ++i) EXPECT_EQ(get32(kWls + 128 * g + 4 * i), in[g * local + i]);
 }
 
+// Per-thread stacks from the thread-storage descriptor: each thread stores its global id at TLS offset 8, loads
+// it back and stores it to out. 24 bytes of stack round up to 32 per thread (Mesa's sizing); thread t of
+// workgroup w uses slot (w mod 8 cores) * 384 + t of the allocation Mesa makes (per-thread size x 384 threads x 8
+// cores). An offset past the 32-byte window faults with INSTR_TLS_FAULT.
+TEST_P(ComputeJobs, ThreadStorageIsPerThread) {
+  constexpr unsigned local = 16, groups = 10, n = local * groups;
+  Dispatch d;
+  d.local[0] = local;
+  d.groups[0] = groups;
+  d.preload = kPreloadGlobalX;
+  d.push = {kOut};
+  d.tls_bytes = 24;
+  d.clauses = {"header flow=3 sr=60 msg=6\ntuple fau=c0 ; *NOP ; +STORE.i32 src0=4 src1=5 seg=7\nconst 0x8",
+               "header flow=3 sr=20 msg=5\ntuple fau=c0 ; *NOP ; +LOAD.i32 src0=4 src1=5 seg=7\nconst 0x8",
+               times4("r60"), store_at(0, 20)};
+  run(d);
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
+  for (unsigned g = 0; g < n; ++g) EXPECT_EQ(get32(kOut + 4 * g), g) << g;
+  // Workgroups 8 and 9 reuse the slots of cores 0 and 1 after workgroups 0 and 1.
+  for (unsigned w = 2; w < groups; ++w)
+    for (unsigned t = 0; t < local; ++t) EXPECT_EQ(get32(kStack + ((w % 8) * 384 + t) * 32 + 8), w * local + t);
+
+  wr(reg::JOB_INT_CLEAR, ~0u);
+  d.clauses[0] = "header flow=3 sr=60 msg=6\ntuple fau=c0 ; *NOP ; +STORE.i32 src0=4 src1=5 seg=7\nconst 0x20";
+  run(d);
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), 0x54u);
+  EXPECT_EQ(get32(kJob), 0x54u);
+}
+
 // Atomic histogram: every thread increments bucket in[i] (0..15) with ATOM_C1.ainc; 6 workgroups of 32 threads,
 // so workgroups on different host threads hit the same words at once.
 TEST_P(ComputeJobs, AtomicHistogram) {
