@@ -13,7 +13,7 @@
 //    clause address INSTR_INVALID_PC (0x50) or the MMU fault. Nothing here can touch host memory.
 //  - Clauses are decoded once per (address space, address) into a ShaderCache; begin_job() makes entries
 //    re-check their bytes the first time a new job uses them, so rewritten shader memory is never stale.
-// A JobManager (gpu-bifrost/job_manager, another engineer's work) calls run_workgroup()/run_quad().
+// ComputeCores (compute_cores.h) runs a compute job's workgroups with run_workgroup(), one ShaderCore per host thread.
 #pragma once
 #include "gpu-bifrost/bifrost_clause.h"
 #include "gpu-bifrost/gpu_mmu.h"
