@@ -185,6 +185,14 @@ bool GpuMmu::read(unsigned as, uint64_t va, void* dst, size_t len, MmuFault& fau
   return true;
 }
 
+uint8_t* GpuMmu::host_pointer(unsigned as, uint64_t va, size_t len, Access access, MmuFault& fault) {
+  uint64_t pa;
+  if (!translate(as, va, access, pa, fault)) return nullptr;
+  uint8_t* p = (va & (kPageSize - 1)) + len <= kPageSize ? bus_.ram_pointer(pa, len) : nullptr;
+  if (!p) fault = MmuFault{MmuFault::Kind::Bus, exc::JOB_BUS_FAULT, va, access, false};
+  return p;
+}
+
 bool GpuMmu::write(unsigned as, uint64_t va, const void* src, size_t len, MmuFault& fault) {
   auto* in = static_cast<const uint8_t*>(src);
   while (len) {

@@ -58,6 +58,10 @@ public:
   // fault of kind Bus (the access failed after translation: the job sees a bus fault).
   bool read(unsigned as, uint64_t va, void* dst, size_t len, MmuFault& fault, Access access = Access::Read);
   bool write(unsigned as, uint64_t va, const void* src, size_t len, MmuFault& fault);
+  // Host pointer to the guest RAM behind [va, va+len) (which must not cross a page), for read-modify-write
+  // accesses that must be atomic against other host threads (shader atomics). nullptr with `fault` filled when
+  // the translation fails or the physical range is not RAM (kind Bus).
+  uint8_t* host_pointer(unsigned as, uint64_t va, size_t len, Access access, MmuFault& fault);
 
   struct Stats {
     uint64_t tlb_hits = 0, tlb_misses = 0, walks = 0;

@@ -124,6 +124,10 @@ QuadExec::QuadExec(const QuadLaunch& l, GpuMmu& mmu, ShaderCache& cache)
     ShaderThread& t = (*th_)[i];
     t.mmu = &mmu_;
     t.as = l.as;
+    t.wls = {l.wls_base, l.wls_size};
+    t.tls = {l.tls_base[i], l.tls_size};
+    t.ubo_table = l.ubo_table;
+    t.ubo_count = l.ubo_count;
     std::copy(l.regs[i].begin(), l.regs[i].end(), t.s.R);
     pc_[i] = l.entry;
   }
@@ -255,6 +259,11 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
     l.uniform_count = wg.uniform_count;
     l.active = 0;
     l.warp_id = static_cast<uint32_t>(base / kQuadLanes);
+    l.wls_base = wg.mem.wls_base;
+    l.wls_size = wg.mem.wls_size;
+    l.tls_size = wg.mem.tls_size;
+    l.ubo_table = wg.mem.ubo_table;
+    l.ubo_count = wg.mem.ubo_count;
     for (unsigned lane = 0; lane < kQuadLanes && base + lane < threads; ++lane) {
       uint64_t t = base + lane;
       uint32_t x = static_cast<uint32_t>(t % wg.size[0]);
@@ -268,6 +277,7 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
         uint32_t local = d == 0 ? x : d == 1 ? y : z;
         r[60 + d] = wg.id[d] * wg.size[d] + local;
       }
+      l.tls_base[lane] = wg.mem.tls_base + t * wg.mem.tls_size;
       l.active |= static_cast<uint8_t>(1u << lane);
     }
     quads.emplace_back(l, mmu_, cache_);

@@ -68,6 +68,27 @@ struct QuadLaunch {
   uint8_t active = 0xf;                 // lanes that exist (a partial quad at the edge of a workgroup)
   uint32_t warp_id = 0, core_id = 0;    // FAU special values
   uint64_t max_clauses = 1u << 22;      // a runaway shader stops here (status Timeout), never hangs the host
+  // Memory segments (see MemorySegments): the workgroup's WLS window, each lane's TLS window, the UBO table.
+  uint64_t wls_base = 0, wls_size = 0;
+  std::array<uint64_t, kQuadLanes> tls_base{};
+  uint64_t tls_size = 0;
+  uint64_t ubo_table = 0;
+  uint32_t ubo_count = 0;
+};
+
+// Where a workgroup's segments live, as the job manager derives them from the job's thread-storage descriptor
+// ("Local Storage": TLS/WLS base pointers and sizes) and its uniform-buffer descriptor table. Segment offsets a
+// shader uses are checked against these sizes; the resulting GPU addresses go through the MMU like any other.
+//  - WLS: one block of wls_size bytes at wls_base, shared by every quad of the workgroup (the job manager picks
+//    the instance block for this workgroup).
+//  - TLS: thread t of the workgroup (x fastest) gets tls_size bytes at tls_base + t * tls_size.
+//  - UBO: ubo_count descriptors at ubo_table (genxml "Uniform Buffer": entries - 1 in [11:0], pointer >> 4 in
+//    [63:12]; 16-byte entries).
+struct MemorySegments {
+  uint64_t wls_base = 0, wls_size = 0;
+  uint64_t tls_base = 0, tls_size = 0;
+  uint64_t ubo_table = 0;
+  uint32_t ubo_count = 0;
 };
 
 struct QuadResult {
@@ -130,6 +151,7 @@ public:
     const uint64_t* uniforms = nullptr;
     unsigned uniform_count = 0;
     std::array<uint32_t, 3> size{1, 1, 1}, id{0, 0, 0};
+    MemorySegments mem;
   };
   // The result's counters cover all quads; on a fault it describes the faulting quad (registers included),
   // otherwise its registers are unused.

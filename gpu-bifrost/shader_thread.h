@@ -8,11 +8,20 @@
 
 namespace vplat::gpu::bifrost {
 
+// A window of GPU virtual memory a segment (WLS, TLS) maps its offsets into; size 0 = the segment is absent.
+struct SegmentWindow {
+  uint64_t base = 0, size = 0;
+};
+
 struct ShaderThread {
   vplat::gen::bifrost::State s{};
   GpuMmu* mmu = nullptr;
   unsigned as = 0;
   MmuFault mmu_fault; // the last failed access
+  SegmentWindow wls;  // this thread's workgroup's shared memory
+  SegmentWindow tls;  // this thread's own stack
+  uint64_t ubo_table = 0; // GPU address of the job's uniform-buffer descriptors (8 bytes each)
+  uint32_t ubo_count = 0;
 };
 static_assert(std::is_standard_layout_v<ShaderThread>, "thread_of relies on State being the first member");
 
