@@ -607,24 +607,29 @@ void add_cvt_cases(CaseMap& c) {
   };
   c["ADD_F16_TO_S32"] = f16_to_i(false);
   c["ADD_F16_TO_U32"] = f16_to_i(true);
-  c["ADD_V2F32_TO_V2F16"] = [](std::string& why) {
-    // Halfway cases, overflow, subnormal results, an exact value.
-    Lanes a = {bits(1.00048828125f), bits(70000.0f), bits(3.0e-6f), bits(-2.0f)};
-    Lanes b = {bits(-1.00146484375f), bits(-65520.0f), bits(1.0e-9f), bits(0.333333343f)};
-    for (unsigned round = 0; round < 4; ++round)
-      for (unsigned m = 0; m < 3; ++m) {
-        unsigned abs = m == 1, neg = m == 2, clamp = round == 1 ? 2 : round == 3 ? 3 : 0;
-        std::string op = fmt("+V2F32_TO_V2F16 src0=0 src1=1 round=%u abs=%u neg=%u clamp=%u", round, abs, neg, clamp);
-        if (!run_op(false, op, {a, b},
-                    [&](unsigned l) {
-                      return pack(ref_hclamp(ref_f2h(absneg(a[l], abs, neg), round), clamp),
-                                  ref_hclamp(ref_f2h(absneg(b[l], abs, neg), round), clamp));
-                    },
-                    why))
-          return false;
-      }
-    return true;
+  auto v2f32_to_v2f16 = [](bool fma) {
+    return [fma](std::string& why) {
+      // Halfway cases, overflow, subnormal results, an exact value.
+      Lanes a = {bits(1.00048828125f), bits(70000.0f), bits(3.0e-6f), bits(-2.0f)};
+      Lanes b = {bits(-1.00146484375f), bits(-65520.0f), bits(1.0e-9f), bits(0.333333343f)};
+      for (unsigned round = 0; round < 4; ++round)
+        for (unsigned m = 0; m < 3; ++m) {
+          unsigned abs = m == 1, neg = m == 2, clamp = round == 1 ? 2 : round == 3 ? 3 : 0;
+          std::string op = fmt("%s src0=0 src1=1 round=%u abs=%u neg=%u clamp=%u",
+                               fma ? "*V2F32_TO_V2F16" : "+V2F32_TO_V2F16", round, abs, neg, clamp);
+          if (!run_op(fma, op, {a, b, kF3},
+                      [&](unsigned l) {
+                        return pack(ref_hclamp(ref_f2h(absneg(a[l], abs, neg), round), clamp),
+                                    ref_hclamp(ref_f2h(absneg(b[l], abs, neg), round), clamp));
+                      },
+                      why))
+            return false;
+        }
+      return true;
+    };
   };
+  c["FMA_V2F32_TO_V2F16"] = v2f32_to_v2f16(true);
+  c["ADD_V2F32_TO_V2F16"] = v2f32_to_v2f16(false);
   Lanes ints = {0x80017fffu, 0xffff0000u, 0x12345678u, 0x00ff80fe};
   c["ADD_S16_TO_F32"] = [ints](std::string& why) {
     for (unsigned lane0 = 0; lane0 < 2; ++lane0)
@@ -710,7 +715,6 @@ void add_cases(CaseMap& c) {
   add_cvt_cases(c);
 }
 
-const char* const kNop0 = "ds(0u) eos \n{\n*NOP t0\n";
 
 const std::initializer_list<RoundTrip> kFloatRoundTrips = {
     {"FMA_FMA_RSCALE_f32",
@@ -769,6 +773,8 @@ const std::initializer_list<RoundTrip> kFloatRoundTrips = {
      "ds(0u) eos \n{\n*NOP t0\n+F16_TO_S32.rtz r4:t1, r1.h1\n}\n"},
     {"ADD_F16_TO_U32", "tuple p0=r1 ; *NOP ; +F16_TO_U32 src0=0 round=1 ; add->r4",
      "ds(0u) eos \n{\n*NOP t0\n+F16_TO_U32.rtp r4:t1, r1\n}\n"},
+    {"FMA_V2F32_TO_V2F16", "tuple p0=r1 p1=r2 ; *V2F32_TO_V2F16 src0=0 src1=1 abs=1 round=2 ; +NOP ; fma->r4",
+     "ds(0u) eos \n{\n*V2F32_TO_V2F16.rtn r4:t0, r1.abs, r2.abs\n+NOP t1\n}\n"},
     {"ADD_V2F32_TO_V2F16", "tuple p0=r1 p1=r2 ; *NOP ; +V2F32_TO_V2F16 src0=0 src1=1 clamp=1 round=3 neg=1 ; add->r4",
      "ds(0u) eos \n{\n*NOP t0\n+V2F32_TO_V2F16.clamp_0_inf.rtz r4:t1, r1.neg, r2.neg\n}\n"},
     {"ADD_S16_TO_F32", "tuple p0=r1 ; *NOP ; +S16_TO_F32 src0=0 lane0=1 ; add->r4",
