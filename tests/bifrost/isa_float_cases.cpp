@@ -913,5 +913,76 @@ TEST(FloatLowering, Log2MatchesTheHost) {
                  +[](float v) { return v < 0 ? std::nanf("") : static_cast<float>(std::log2(double(v))); }, 4);
 }
 
+// ---------------------------------------------------------------- f16 widening of the f32 ops
+
+// The widen field of FMA/FADD/FCMP.f32: a source may instead be one half of its register, converted exactly
+// (FMA unit: 3 bits, pairs as in float.adl WIDEN0/WIDEN1; ADD unit: the first four). The registers' bits serve
+// as floats and as pairs of halves.
+TEST(FloatWiden, SourcesReadWidenedHalves) {
+  const unsigned w0[8] = {0, 0, 0, 1, 1, 2, 1, 2}, w1[8] = {0, 1, 2, 1, 2, 2, 0, 0};
+  auto widen = [](uint32_t v, unsigned w) { return w == 0 ? v : bits(static_cast<float>(h2d(half_of(v, w == 2)))); };
+  std::string why;
+  for (unsigned w = 0; w < 8; ++w) {
+    EXPECT_TRUE(fma_case(
+        fmt("*FMA.f32 src0=0 src1=1 src2=2 widen=%u negp=1", w), {kH1, kH2, kF3},
+        [&](unsigned l) { return ref_fma(widen(kH1[l], w0[w]), absneg(widen(kH2[l], w1[w]), false, true), kF3[l], 0); },
+        why))
+        << why;
+    EXPECT_TRUE(fma_case(
+        fmt("*FADD.f32 src0=0 src1=1 widen=%u abs0=1", w), {kH1, kH2, kF3},
+        [&](unsigned l) { return ref_add(absneg(widen(kH1[l], w0[w]), true, false), widen(kH2[l], w1[w]), 0); }, why))
+        << why;
+    EXPECT_TRUE(fma_case(
+        fmt("*FCMP.f32 src0=0 src1=1 widen=%u cmpf=4 result_type=2", w), {kHc1, kHc2, kF3},
+        [&](unsigned l) { return ref_bool(ref_fcmp(widen(kHc1[l], w0[w]), widen(kHc2[l], w1[w]), 4), 2); }, why))
+        << why;
+    if (w >= 4) continue;
+    EXPECT_TRUE(add_case(
+        fmt("+FADD.f32 src0=0 src1=1 widen=%u neg1=1", w), {kH1, kH2},
+        [&](unsigned l) { return ref_add(widen(kH1[l], w0[w]), absneg(widen(kH2[l], w1[w]), false, true), 0); }, why))
+        << why;
+    EXPECT_TRUE(add_case(
+        fmt("+FCMP.f32 src0=0 src1=1 widen=%u cmpf=5", w), {kHc1, kHc2},
+        [&](unsigned l) { return ref_bool(ref_fcmp(widen(kHc1[l], w0[w]), widen(kHc2[l], w1[w]), 5), 0); }, why))
+        << why;
+    EXPECT_TRUE(add_case(
+        fmt("ADD_FCMP_f32_m1 src0=0 src1=1 widen=%u cmpf=1", w), {kHc1, kHc2},
+        [&](unsigned l) { return ref_bool(ref_fcmp(widen(kHc1[l], w0[w]), widen(kHc2[l], w1[w]), 1), 2); }, why))
+        << why;
+  }
+}
+
+std::string disassemble_text(const std::string& source) {
+  auto words = bifrost_asm::assemble(source);
+  size_t i = 0;
+  DecodedClause dc;
+  bool ok = decode_clause(
+      kCodeVa,
+      [&](uint64_t, uint64_t& lo, uint64_t& hi) {
+        if (i + 1 >= words.size()) return false;
+        lo = words[i];
+        hi = words[i + 1];
+        i += 2;
+        return true;
+      },
+      dc);
+  if (!ok || dc.exception) return "<invalid>";
+  return disassemble_clause(dc);
+}
+
+TEST(FloatWiden, RoundTrips) {
+  EXPECT_EQ(disassemble_text("tuple p0=r1 p1=r2 p2=r3 ; *FMA.f32 src0=0 src1=1 src2=2 widen=4 negp=1 abs0=1 ; +NOP ; "
+                             "fma->r4"),
+            "ds(0u) eos \n{\n*FMA.f32 r4:t0, r1.h0.abs, r2.h1.neg, r3\n+NOP t1\n}\n");
+  EXPECT_EQ(disassemble_text("tuple p0=r1 p1=r2 ; *FADD.f32 src0=0 src1=1 widen=7 neg0=1 ; +NOP ; fma->r4"),
+            "ds(0u) eos \n{\n*FADD.f32 r4:t0, r1.neg.h1, r2\n+NOP t1\n}\n");
+  EXPECT_EQ(disassemble_text("tuple p0=r1 p1=r2 ; *FCMP.f32 src0=0 src1=1 widen=2 cmpf=1 abs1=1 ; +NOP ; fma->r4"),
+            "ds(0u) eos \n{\n*FCMP.f32.gt r4:t0, r1, r2.h1.abs\n+NOP t1\n}\n");
+  EXPECT_EQ(disassemble_text("tuple p0=r1 p1=r2 ; *NOP ; +FADD.f32 src0=0 src1=1 widen=3 abs1=1 ; add->r4"),
+            "ds(0u) eos \n{\n*NOP t0\n+FADD.f32 r4:t1, r1.h0, r2.abs.h0\n}\n");
+  EXPECT_EQ(disassemble_text("tuple p0=r1 p1=r2 ; *NOP ; +FCMP.f32 src0=0 src1=1 widen=1 cmpf=3 ; add->r4"),
+            "ds(0u) eos \n{\n*NOP t0\n+FCMP.f32.ne r4:t1, r1, r2.h0\n}\n");
+}
+
 } // namespace
 } // namespace bifrost_isa_test
