@@ -1,6 +1,7 @@
 // The runtime helpers archdesc/bifrost/float.adl declares: binary16 arithmetic and conversions, and the G71
 // transcendental building blocks (frexp, scaled FMA, table approximations). Everything goes through vplat's
-// Arm soft-float (cpu-dbt/fp) except the log table's logarithm, so results never depend on the host's FP state.
+// Arm soft-float (cpu-dbt/fp) except the log and sin/cos tables, which use the host's libm in binary64 before one
+// soft-float rounding to binary32.
 #include "cpu-dbt/fp/arm_fp.h"
 #include "bifrost_helpers.h"
 #include <cmath>
@@ -159,6 +160,11 @@ uint64_t f32_log_table(uint64_t x, uint64_t mode) {
   if (mode == 0) return r1;
   double l = mode == 1 ? std::log2(f32_to_double(r1)) : std::log(f32_to_double(r1));
   return f64_bits_to_f32(-l);
+}
+
+uint64_t f32_sincos_table(uint64_t i, uint64_t is_cos) {
+  double angle = static_cast<double>(i & 63) * (3.14159265358979323846 / 32.0);
+  return f64_bits_to_f32(is_cos ? std::cos(angle) : std::sin(angle));
 }
 
 // ---- binary16

@@ -392,6 +392,23 @@ void add_fp32_cases(CaseMap& c) {
         }
     return true;
   };
+  auto sincos = [](bool is_cos) {
+    return [is_cos](std::string& why) {
+      for (unsigned base = 0; base < 64; base += 4) {
+        Lanes x = {0x49400000u + base, 0x49400040u + base + 1, 0xdeadbec0u + base + 2, base + 3};
+        if (!run_op(false, is_cos ? "+FCOS_TABLE.u6 src0=0" : "+FSIN_TABLE.u6 src0=0", {x},
+                    [&](unsigned l) {
+                      double angle = (x[l] & 63) * M_PI / 32;
+                      return bits(static_cast<float>(is_cos ? std::cos(angle) : std::sin(angle)));
+                    },
+                    why))
+          return false;
+      }
+      return true;
+    };
+  };
+  c["ADD_FSIN_TABLE_u6"] = sincos(false);
+  c["ADD_FCOS_TABLE_u6"] = sincos(true);
   auto fcmp_add = [](bool m1) {
     return [m1](std::string& why) {
       for (unsigned cmpf = 0; cmpf < 7; ++cmpf)
@@ -739,6 +756,10 @@ const std::initializer_list<RoundTrip> kFloatRoundTrips = {
      "ds(0u) eos \n{\n*NOP t0\n+FRSQ_APPROX.f32 r4:t1, r1.abs\n}\n"},
     {"ADD_FEXP_TABLE_u4", "tuple p0=r1 ; *NOP ; +FEXP_TABLE.u4 src0=0 ; add->r4",
      "ds(0u) eos \n{\n*NOP t0\n+FEXP_TABLE.u4 r4:t1, r1\n}\n"},
+    {"ADD_FSIN_TABLE_u6", "tuple p0=r1 ; *NOP ; +FSIN_TABLE.u6 src0=0 ; add->r4",
+     "ds(0u) eos \n{\n*NOP t0\n+FSIN_TABLE.u6 r4:t1, r1\n}\n"},
+    {"ADD_FCOS_TABLE_u6", "tuple fau=u0 ; *NOP ; +FCOS_TABLE.u6 src0=5 ; add->r4",
+     "ds(0u) eos \n{\n*NOP t0\n+FCOS_TABLE.u6 r4:t1, u0.w1\n}\n"},
     {"ADD_FLOG_TABLE_f32", "tuple p0=r1 ; *NOP ; +FLOG_TABLE.f32 src0=0 nored=1 ; add->r4",
      "ds(0u) eos \n{\n*NOP t0\n+FLOG_TABLE.f32.base2 r4:t1, r1\n}\n"},
     {"ADD_FCMP_f32", "tuple p0=r1 p1=r2 ; *NOP ; +FCMP.f32 src0=0 src1=1 cmpf=4 f1=1 neg0=1 abs1=1 ; add->r4",
@@ -911,6 +932,39 @@ TEST(FloatLowering, Log2MatchesTheHost) {
                   Lanes{bits(0.0f), bits(-1.0f), bits(7.0f), bits(std::nanf(""))}})
     expect_close(run_clauses(prog, x, u), 11, x,
                  +[](float v) { return v < 0 ? std::nanf("") : static_cast<float>(std::log2(double(v))); }, 4);
+}
+
+// bi_lower_fsincos_32: i = x * 2/pi + 1.5 * 2^19 puts x / (pi/32) in the low bits, e = x - i * pi/32, then
+// sin/cos(x) ~ f(i) + e f'(i) - e^2/2 f(i) from the tables. Mesa's pi (3.14159) and the second-order series
+// limit the accuracy to about 3e-5 on [-8, 8].
+TEST(FloatLowering, SinCosMatchTheHost) {
+  const std::vector<std::string> common = {
+      "tuple p0=r0 fau=u0 ; *FMA.f32 src0=0 src1=4 src2=5 ; +NOP ; fma->r1",
+      "tuple p0=r1 fau=u0 ; *NOP ; +FADD.f32 src0=0 src1=5 neg1=1 ; add->r2",
+      "tuple p0=r0 p1=r2 fau=u1 ; *FMA.f32 src0=1 src1=4 src2=0 ; +NOP ; fma->r3",
+      "tuple p0=r1 ; *NOP ; +FSIN_TABLE.u6 src0=0 ; add->r4",
+      "tuple p0=r1 ; *NOP ; +FCOS_TABLE.u6 src0=0 ; add->r5",
+      "tuple p0=r3 fau=u2 ; *FMA_RSCALE.f32 src0=0 src1=0 src2=4 src3=5 ; +NOP ; fma->r6"};
+  std::vector<std::string> sin = common, cos = common;
+  sin.push_back("tuple p0=r4 p1=r6 fau=u2 ; *FMA.f32 src0=1 src1=0 src2=4 negp=1 ; +NOP ; fma->r7");
+  sin.push_back("tuple p0=r3 p1=r5 p2=r7 ; *FMA.f32 src0=0 src1=1 src2=2 clamp=2 ; +NOP ; fma->r8");
+  sin.push_back("tuple p0=r4 p1=r8 ; *NOP ; +FADD.f32 src0=1 src1=0 ; add->r9");
+  cos.push_back("tuple p0=r5 p1=r6 fau=u2 ; *FMA.f32 src0=1 src1=0 src2=4 negp=1 ; +NOP ; fma->r7");
+  cos.push_back("tuple p0=r3 p1=r4 p2=r7 ; *FMA.f32 src0=0 src1=1 src2=2 negp=1 clamp=2 ; +NOP ; fma->r8");
+  cos.push_back("tuple p0=r5 p1=r8 ; *NOP ; +FADD.f32 src0=1 src1=0 ; add->r9");
+  std::vector<uint64_t> u = {fau(bits(2.0f / 3.14159f), 0x49400000u), fau(-3.14159f / 2.0f, 0.0f),
+                             fau(0x80000000u, 0xffffffffu)};
+  for (Lanes x : {Lanes{bits(0.0f), bits(0.5f), bits(-1.0f), bits(3.14159265f)},
+                  Lanes{bits(2.0f), bits(-4.5f), bits(7.9f), bits(0.05f)}}) {
+    for (bool is_cos : {false, true}) {
+      auto r = run_clauses(is_cos ? cos : sin, x, u);
+      ASSERT_EQ(r.status, QuadResult::Status::Done) << r.error;
+      for (unsigned l = 0; l < 4; ++l) {
+        double want = is_cos ? std::cos(double(fl(x[l]))) : std::sin(double(fl(x[l])));
+        EXPECT_NEAR(fl(r.regs[l][9]), want, 3e-5) << (is_cos ? "cos " : "sin ") << fl(x[l]);
+      }
+    }
+  }
 }
 
 // ---------------------------------------------------------------- f16 widening of the f32 ops
