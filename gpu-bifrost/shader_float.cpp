@@ -1,9 +1,9 @@
 // The runtime helpers archdesc/bifrost/float.adl declares: binary16 arithmetic and conversions, and the G71
 // transcendental building blocks (frexp, scaled FMA, table approximations). Everything goes through vplat's
-// Arm soft-float (cpu-dbt/fp) except the log and sin/cos tables, which use the host's libm in binary64 before one
-// soft-float rounding to binary32.
-#include "cpu-dbt/fp/arm_fp.h"
+// Arm soft-float (cpu-dbt/fp) except the log and sin/cos tables, which use the host's libm in binary64 before
+// one soft-float rounding to binary32.
 #include "bifrost_helpers.h"
+#include "cpu-dbt/fp/arm_fp.h"
 #include <cmath>
 
 namespace vplat::gen::bifrost {
@@ -12,12 +12,16 @@ namespace {
 
 namespace fp = vplat::fp;
 
-uint32_t fpcr_for(uint64_t round) { return static_cast<uint32_t>(round & 3) << fp::kFPCR_RMODE_SHIFT; }
+uint32_t fpcr_for(uint64_t round) {
+  return static_cast<uint32_t>(round & 3) << fp::kFPCR_RMODE_SHIFT;
+}
 
 constexpr uint32_t kOne32 = 0x3f800000u;
 constexpr uint32_t kSign32 = 0x80000000u;
 
-uint32_t quiet32(uint32_t v) { return v | 0x00400000u; }
+uint32_t quiet32(uint32_t v) {
+  return v | 0x00400000u;
+}
 
 // x = f * 2^e with f in [0.5, 1) (sign kept in f), for finite nonzero x.
 void frexp32(uint32_t x, uint32_t& f, int& e) {
@@ -32,13 +36,15 @@ void frexp32(uint32_t x, uint32_t& f, int& e) {
   f = sign | (126u << 23) | mant;
 }
 
-bool special32(uint32_t x) { return fp::is_zero32(x) || fp::is_nan32(x) || fp::is_inf32(x); }
+bool special32(uint32_t x) {
+  return fp::is_zero32(x) || fp::is_nan32(x) || fp::is_inf32(x);
+}
 
 // The reduced mantissa and exponent for each frexp mode (see float.adl).
 void frexp_mode(uint32_t x, uint64_t mode, uint32_t& m, int& e) {
   frexp32(x, m, e);
   uint32_t mag_exp = (m >> 23) & 0xff; // 126: |m| in [0.5, 1)
-  if (mode == 1 && (e & 1)) {           // sqrt: make the exponent even, |m| in [0.25, 0.5)
+  if (mode == 1 && (e & 1)) {          // sqrt: make the exponent even, |m| in [0.25, 0.5)
     m = (m & ~(0xffu << 23)) | ((mag_exp - 1) << 23);
     e += 1;
   } else if (mode == 2 && (m & 0x7fffffu) < 0x400000u) { // log: |m| < 0.75 doubles into [1, 1.5)
@@ -75,8 +81,10 @@ double f32_to_double(uint32_t v) {
 
 } // namespace
 
-uint64_t f32_fma_rscale(uint64_t a, uint64_t b, uint64_t c, uint64_t scale, uint64_t round, uint64_t special_n) {
-  uint32_t x = static_cast<uint32_t>(a), y = static_cast<uint32_t>(b), z = static_cast<uint32_t>(c), flags = 0;
+uint64_t f32_fma_rscale(uint64_t a, uint64_t b, uint64_t c, uint64_t scale, uint64_t round,
+                        uint64_t special_n) {
+  uint32_t x = static_cast<uint32_t>(a), y = static_cast<uint32_t>(b), z = static_cast<uint32_t>(c),
+           flags = 0;
   uint32_t r;
   bool inf_times_zero = (fp::is_inf32(x) && fp::is_zero32(y)) || (fp::is_zero32(x) && fp::is_inf32(y));
   if (special_n && inf_times_zero && !fp::is_nan32(z))
@@ -171,8 +179,8 @@ uint64_t f32_sincos_table(uint64_t i, uint64_t is_cos) {
 
 uint64_t f16_fma(uint64_t a, uint64_t b, uint64_t c, uint64_t round) {
   uint32_t flags = 0;
-  return fp::muladd16(static_cast<uint16_t>(c), static_cast<uint16_t>(a), static_cast<uint16_t>(b), fpcr_for(round),
-                      flags);
+  return fp::muladd16(static_cast<uint16_t>(c), static_cast<uint16_t>(a), static_cast<uint16_t>(b),
+                      fpcr_for(round), flags);
 }
 
 uint64_t f16_add(uint64_t a, uint64_t b, uint64_t round) {
@@ -201,7 +209,9 @@ uint64_t f32_to_f16(uint64_t x, uint64_t round) {
 }
 
 // Widening to binary32 is exact and order-preserving, so the f32 compare and min/max rules apply unchanged.
-uint64_t f16_compare(uint64_t a, uint64_t b, uint64_t cmpf) { return f32_compare(f16_to_f32(a), f16_to_f32(b), cmpf); }
+uint64_t f16_compare(uint64_t a, uint64_t b, uint64_t cmpf) {
+  return f32_compare(f16_to_f32(a), f16_to_f32(b), cmpf);
+}
 
 uint64_t f16_minmax(uint64_t a, uint64_t b, uint64_t is_max, uint64_t sem) {
   uint64_t wa = f16_to_f32(a), wb = f16_to_f32(b);
