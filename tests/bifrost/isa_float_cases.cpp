@@ -305,8 +305,11 @@ void add_fp32_cases(CaseMap& c) {
       };
       for (V v : {V{0, 0, 0}, V{0, 0, 1}, V{0, 1, 0}, V{0, 1, 1}, V{1, 0, 0}})
         for (const Lanes& in : {kX, kX2}) {
-          std::string op = fmt("%s src0=0 log=%u sqrt=%u neg0=%u widen0=1",
-                               fma ? "*FREXPE.f32" : "+FREXPE.f32", v.log, v.sqrt, v.neg0);
+          // The log form is its own pattern (FMA/ADD_FREXPE_f32_log).
+          std::string op = v.log
+                               ? fmt("%s src0=0 widen0=1", fma ? "FMA_FREXPE_f32_log" : "ADD_FREXPE_f32_log")
+                               : fmt("%s src0=0 sqrt=%u neg0=%u widen0=1",
+                                     fma ? "*FREXPE.f32" : "+FREXPE.f32", v.sqrt, v.neg0);
           if (!run_op(
                   fma, op, {in, kF2, kF3},
                   [&](unsigned l) {
@@ -323,6 +326,8 @@ void add_fp32_cases(CaseMap& c) {
   };
   c["FMA_FREXPE_f32"] = frexpe(true);
   c["ADD_FREXPE_f32"] = frexpe(false);
+  c["FMA_FREXPE_f32_log"] = frexpe(true);
+  c["ADD_FREXPE_f32_log"] = frexpe(false);
   auto fround = [](bool fma) {
     return [fma](std::string& why) {
       Lanes in = {bits(2.5f), bits(-3.5f), bits(0.49999997f), bits(-1.0e-30f)};
@@ -467,6 +472,23 @@ void add_fp32_cases(CaseMap& c) {
         }
       return true;
     };
+  };
+  // The FMA unit's m1 form (fma.adl; the i1/f1 form is tested with the first group).
+  c["FMA_FCMP_f32_m1"] = [](std::string& why) {
+    for (unsigned cmpf = 0; cmpf < 7; ++cmpf) {
+      unsigned neg0 = cmpf == 1, abs0 = cmpf == 3, neg1 = cmpf == 4, abs1 = cmpf == 6;
+      std::string op = fmt("FMA_FCMP_f32_m1 src0=0 src1=1 cmpf=%u neg0=%u abs0=%u neg1=%u abs1=%u", cmpf,
+                           neg0, abs0, neg1, abs1);
+      if (!run_op(
+              true, op, {kFcmpA, kFcmpB, kF3},
+              [&](unsigned l) {
+                return ref_bool(ref_fcmp(absneg(kFcmpA[l], abs0, neg0), absneg(kFcmpB[l], abs1, neg1), cmpf),
+                                2);
+              },
+              why))
+        return false;
+    }
+    return true;
   };
   c["ADD_FCMP_f32"] = fcmp_add(false);
   c["ADD_FCMP_f32_m1"] = fcmp_add(true);
@@ -818,8 +840,12 @@ const std::initializer_list<RoundTrip> kFloatRoundTrips = {
      "ds(0u) eos \n{\n*NOP t0\n+FREXPM.f32.log r4:t1, r1.neg\n}\n"},
     {"FMA_FREXPE_f32", "tuple p0=r1 ; *FREXPE.f32 src0=0 neg0=1 widen0=1 ; +NOP ; fma->r4",
      "ds(0u) eos \n{\n*FREXPE.f32 r4:t0, r1.neg\n+NOP t1\n}\n"},
-    {"ADD_FREXPE_f32", "tuple p0=r1 ; *NOP ; +FREXPE.f32 src0=0 log=1 widen0=1 ; add->r4",
+    {"ADD_FREXPE_f32", "tuple p0=r1 ; *NOP ; +FREXPE.f32 src0=0 sqrt=1 widen0=1 ; add->r4",
+     "ds(0u) eos \n{\n*NOP t0\n+FREXPE.f32.sqrt r4:t1, r1\n}\n"},
+    {"ADD_FREXPE_f32_log", "tuple p0=r1 ; *NOP ; ADD_FREXPE_f32_log src0=0 widen0=1 ; add->r4",
      "ds(0u) eos \n{\n*NOP t0\n+FREXPE.f32.log r4:t1, r1\n}\n"},
+    {"FMA_FREXPE_f32_log", "tuple p0=r1 ; FMA_FREXPE_f32_log src0=0 widen0=1 ; +NOP ; fma->r4",
+     "ds(0u) eos \n{\n*FREXPE.f32.log r4:t0, r1\n+NOP t1\n}\n"},
     {"FMA_FROUND_f32", "tuple p0=r1 ; *FROUND.f32 src0=0 round=2 neg0=1 widen0=1 ; +NOP ; fma->r4",
      "ds(0u) eos \n{\n*FROUND.f32.rtn r4:t0, r1.neg\n+NOP t1\n}\n"},
     {"ADD_FROUND_f32", "tuple p0=r1 ; *NOP ; +FROUND.f32 src0=0 round=3 abs0=1 widen0=1 ; add->r4",
@@ -838,6 +864,9 @@ const std::initializer_list<RoundTrip> kFloatRoundTrips = {
      "ds(0u) eos \n{\n*NOP t0\n+FLOG_TABLE.f32.base2 r4:t1, r1\n}\n"},
     {"ADD_FCMP_f32", "tuple p0=r1 p1=r2 ; *NOP ; +FCMP.f32 src0=0 src1=1 cmpf=4 f1=1 neg0=1 abs1=1 ; add->r4",
      "ds(0u) eos \n{\n*NOP t0\n+FCMP.f32.lt.f1 r4:t1, r1.neg, r2.abs\n}\n"},
+    {"FMA_FCMP_f32",
+     "tuple p0=r1 p1=r2 ; *FCMP.f32 src0=0 src1=1 cmpf=6 result_type=1 neg1=1 ; +NOP ; fma->r4",
+     "ds(0u) eos \n{\n*FCMP.f32.gtlt.f1 r4:t0, r1, r2.neg\n+NOP t1\n}\n"},
     {"ADD_FCMP_f32_m1", "tuple p0=r1 p1=r2 ; *NOP ; ADD_FCMP_f32_m1 src0=0 src1=1 cmpf=1 abs0=1 ; add->r4",
      "ds(0u) eos \n{\n*NOP t0\n+FCMP.f32.gt.m1 r4:t1, r1.abs, r2\n}\n"},
     {"FMA_FMA_v2f16",
@@ -1004,7 +1033,7 @@ TEST(FloatLowering, Exp2MatchesTheHost) {
 // (e + xt) + log2(1 + y) with y = a1 * r1 - 1 and a second-order series.
 TEST(FloatLowering, Log2MatchesTheHost) {
   const std::vector<std::string> prog = {
-      "tuple p0=r0 ; *FREXPM.f32 src0=0 nolog=0 widen0=1 ; +FREXPE.f32 src0=0 log=1 widen0=1 ; fma->r1 "
+      "tuple p0=r0 ; *FREXPM.f32 src0=0 nolog=0 widen0=1 ; ADD_FREXPE_f32_log src0=0 widen0=1 ; fma->r1 "
       "add->r2",
       "tuple p0=r0 p1=r2 ; *NOP ; +S32_TO_F32 src0=1 ; add->r3",
       "tuple p0=r0 ; *NOP ; +FLOG_TABLE.f32 src0=0 ; add->r4",
@@ -1085,7 +1114,7 @@ TEST(FloatWiden, SourcesReadWidenedHalves) {
         why))
         << why;
     EXPECT_TRUE(fma_case(
-        fmt("*FCMP.f32 src0=0 src1=1 widen=%u cmpf=4 result_type=2", w), {kHc1, kHc2, kF3},
+        fmt("FMA_FCMP_f32_m1 src0=0 src1=1 widen=%u cmpf=4", w), {kHc1, kHc2, kF3},
         [&](unsigned l) { return ref_bool(ref_fcmp(widen(kHc1[l], w0[w]), widen(kHc2[l], w1[w]), 4), 2); },
         why))
         << why;
