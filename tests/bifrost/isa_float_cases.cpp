@@ -1173,5 +1173,47 @@ TEST(FloatWiden, RoundTrips) {
             "ds(0u) eos \n{\n*NOP t0\n+FCMP.f32.ne r4:t1, r1, r2.h0\n}\n");
 }
 
+// Modifiers the description does not implement are pinned: their encodings decode as unallocated, which the
+// core reports as INSTR_INVALID_ENC. Each word is a valid encoding with the modifier's bits changed.
+TEST(FloatPinned, UnmodelledModifiersAreUnallocated) {
+  struct Pin {
+    bool fma;
+    const char* op; // a valid instruction ("NAME field=value ...")
+    uint32_t clear, set;
+  };
+  const Pin pins[] = {
+      {true, "FMA_FCMP_f32", 0, 7u << 13},                  // cmpf total
+      {true, "FMA_FCMP_f32_m1", 0, 7u << 13},               // cmpf total
+      {false, "ADD_FCMP_f32", 0, 7u << 6},                  // cmpf total
+      {true, "FMA_FCMP_v2f16", 0, 7u << 13},                // cmpf total
+      {false, "ADD_FCMP_v2f16", 0, 7u << 6},                // cmpf total
+      {true, "FMA_FMA_RSCALE_f32", 0, 6u << 12},            // special scale16
+      {true, "FMA_FMA_RSCALE_f32", 0, 7u << 12},            // special left
+      {true, "FMA_FROUND_f32 widen0=1", 3u << 3, 2u << 3},  // widen0 h0
+      {false, "ADD_FREXPM_f32 widen0=1", 3u << 3, 3u << 3}, // widen0 h1
+      {false, "ADD_FRCP_APPROX_f32", 0, 1u << 5},           // divzero
+      {false, "ADD_FEXP_TABLE_u4", 0, 1u << 3},             // adj small
+      {false, "ADD_FLOG_TABLE_f32", 0, 1u << 5},            // red with divzero
+      {false, "ADD_FSIN_TABLE_u6", 0, 1u << 4},             // offset
+      {false, "ADD_V2F32_TO_V2F16", 0, 4u << 10},           // rtna
+      {true, "FMA_V2F32_TO_V2F16", 0, 5u << 10},            // reserved rounding
+  };
+  for (const Pin& p : pins) {
+    std::string text = p.op;
+    bifrost_asm::Op op;
+    op.name = text.substr(0, text.find(' '));
+    if (text.find(' ') != std::string::npos) {
+      std::string f = text.substr(text.find(' ') + 1);
+      op.fields[f.substr(0, f.find('='))] = std::stoul(f.substr(f.find('=') + 1));
+    }
+    uint32_t valid = bifrost_asm::encode_op(op, p.fma);
+    uint32_t pinned = (valid & ~p.clear) | p.set;
+    ASSERT_NE(valid, pinned) << p.op;
+    int id = p.fma ? gen::decode_fma(pinned) : gen::decode_add(pinned);
+    EXPECT_EQ(id, -1) << p.op << " with bits 0x" << std::hex << p.set << " decodes as "
+                      << (id >= 0 ? gen::kInsnInfo[id].name : "-");
+  }
+}
+
 } // namespace
 } // namespace bifrost_isa_test
