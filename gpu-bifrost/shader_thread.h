@@ -13,6 +13,7 @@ struct ShaderThread {
   GpuMmu* mmu = nullptr;
   unsigned as = 0;
   MmuFault mmu_fault; // the last failed access
+  ShaderThread* quad = nullptr; // lane 0 of this thread's quad (cross-lane ops read the other lanes)
 };
 static_assert(std::is_standard_layout_v<ShaderThread>, "thread_of relies on State being the first member");
 
