@@ -117,6 +117,21 @@ void add_shift_cases(CaseMap& c) {
             }
       return true;
     };
+    c["FMA_" + base + "_v4i8_rep"] = [=](std::string& why) {
+      for (unsigned lane = 0; lane < 4; ++lane)
+        for (unsigned nr = 0; nr < nr_max; ++nr)
+          for (unsigned n1 = 0; n1 < n1_max; ++n1) {
+            std::string op = "FMA_" + base + "_v4i8_rep" + fields(nr, n1) + " lanes2=" + std::to_string(lane);
+            auto want = [&](unsigned l) {
+              uint32_t sh = 0;
+              for (unsigned i = 0; i < 4; ++i)
+                sh |= shift_one(bt(kA[l], i), bt(kSh[l], lane), 8, s.kind) << (8 * i);
+              return result(sh, l, nr, n1);
+            };
+            if (!fma_case(op, {kA, kB, kSh}, want, why)) return fail(op, why);
+          }
+      return true;
+    };
     c["FMA_" + base + "_v4i8"] = [=](std::string& why) {
       for (unsigned nr = 0; nr < nr_max; ++nr)
         for (unsigned n1 = 0; n1 < n1_max; ++n1) {
@@ -245,6 +260,82 @@ void add_arith_cases(CaseMap& c) {
         [](unsigned l) {
           return mk8(bt(kA[l], 0) * bt(kB[l], 0), bt(kA[l], 1) * bt(kB[l], 1), bt(kA[l], 2) * bt(kB[l], 2),
                      bt(kA[l], 3) * bt(kB[l], 3));
+        },
+        why);
+  };
+  auto imul_wide = [](const char* name, bool half) {
+    return [=](std::string& why) {
+      for (unsigned lane = 0; lane < (half ? 2u : 4u); ++lane)
+        for (unsigned ext = 0; ext < 2; ++ext) {
+          std::string op = std::string(name) + " src0=0 src1=1 lane1=" + std::to_string(lane) +
+                           " extend=" + std::to_string(ext);
+          auto want = [&](unsigned l) {
+            uint32_t raw = half ? hw(kB[l], lane) : bt(kB[l], lane);
+            uint32_t y = ext ? uint32_t(half ? sx16(raw) : sx8(raw)) : raw;
+            return kA[l] * y;
+          };
+          if (!fma_case(op, {kA, kB}, want, why)) return fail(op, why);
+        }
+      return true;
+    };
+  };
+  c["FMA_IMUL_i32_h"] = imul_wide("FMA_IMUL_i32_h", true);
+  c["FMA_IMUL_i32_b"] = imul_wide("FMA_IMUL_i32_b", false);
+  c["FMA_IMUL_v4i8_rep"] = [](std::string& why) {
+    for (unsigned lane = 0; lane < 4; ++lane) {
+      std::string op = "FMA_IMUL_v4i8_rep src0=0 src1=1 lane1=" + std::to_string(lane);
+      auto want = [&](unsigned l) {
+        uint32_t y = bt(kB[l], lane);
+        return mk8(bt(kA[l], 0) * y, bt(kA[l], 1) * y, bt(kA[l], 2) * y, bt(kA[l], 3) * y);
+      };
+      if (!fma_case(op, {kA, kB}, want, why)) return fail(op, why);
+    }
+    return true;
+  };
+  // Halving adds: sums that overflow 32 bits, odd sums (the rounding direction shows), negative sums.
+  auto hadd = [](const char* name, bool is_signed) {
+    return [=](std::string& why) {
+      const Lanes a = {0x7fffffffu, 0xffffffffu, 0x80000000u, 3};
+      const Lanes b = {0x7fffffffu, 0xfffffffeu, 0x80000001u, 0xfffffffau};
+      for (unsigned round = 0; round < 2; ++round) {
+        std::string op = std::string(name) + " src0=0 src1=1 round=" + std::to_string(round);
+        auto want = [&](unsigned l) {
+          int64_t x = is_signed ? int64_t(int32_t(a[l])) : int64_t(a[l]);
+          int64_t y = is_signed ? int64_t(int32_t(b[l])) : int64_t(b[l]);
+          int64_t sum = x + y + round;
+          return uint32_t(sum >= 0 ? sum / 2 : -((-sum + 1) / 2)); // floor division by 2
+        };
+        if (!add_case(op, {a, b}, want, why)) return fail(op, why);
+      }
+      return true;
+    };
+  };
+  c["ADD_HADD_s32"] = hadd("+HADD.s32", true);
+  c["ADD_HADD_u32"] = hadd("+HADD.u32", false);
+  c["ADD_IABS_v2s16"] = [](std::string& why) {
+    const Lanes a = {0x80000001u, 0xffff7fffu, 0x00008000u, 0xfffe0002u};
+    for (unsigned sw = 0; sw < 4; ++sw) {
+      std::string op = "+IABS.v2s16 src0=0 swz0=" + std::to_string(sw);
+      auto want = [&](unsigned l) {
+        uint32_t x = swz(a[l], sw);
+        auto ab = [](uint32_t h) { int32_t v = sx16(h); return uint32_t(v < 0 ? -v : v) & 0xffffu; };
+        return mk16(ab(hw(x, 0)), ab(hw(x, 1)));
+      };
+      if (!add_case(op, {a}, want, why)) return fail(op, why);
+    }
+    return true;
+  };
+  c["ADD_IABS_v4s8"] = [](std::string& why) {
+    const Lanes a = {0x80ff7f01u, 0x00fe8102u, 0x7f808080u, 0xff00ff00u};
+    return add_case(
+        "+IABS.v4s8 src0=0", {a},
+        [&](unsigned l) {
+          uint32_t r = 0;
+          for (unsigned i = 0; i < 4; ++i) {
+            int32_t v = sx8(bt(a[l], i));
+            r |= (uint32_t(v < 0 ? -v : v) & 0xffu) << (8 * i);
+          }
+          return r;
         },
         why);
   };
@@ -624,6 +715,26 @@ const std::initializer_list<RoundTrip> kIntegerRoundTrips = {
     FMA_RT("FMA_ARSHIFT_v2i16", "*ARSHIFT.v2i16 src0=0 src2=2 per_half=0 lanes2=1",
            "*ARSHIFT.v2i16 r4:t0, r1, #0, r3.b11"),
     FMA_RT("FMA_ARSHIFT_v4i8", "*ARSHIFT.v4i8 src0=0 src2=2", "*ARSHIFT.v4i8 r4:t0, r1, #0, r3"),
+    FMA_RT("FMA_LSHIFT_OR_v4i8_rep", "FMA_LSHIFT_OR_v4i8_rep src0=0 src1=1 src2=2 lanes2=1",
+           "*LSHIFT_OR.v4i8 r4:t0, r1, r2.not, r3.b1111"),
+    FMA_RT("FMA_RSHIFT_OR_v4i8_rep", "FMA_RSHIFT_OR_v4i8_rep src0=0 src1=1 src2=2 not1=1 lanes2=0",
+           "*RSHIFT_OR.v4i8 r4:t0, r1, r2, r3.b0000"),
+    FMA_RT("FMA_LSHIFT_AND_v4i8_rep", "FMA_LSHIFT_AND_v4i8_rep src0=0 src1=1 src2=2 not_result=1 lanes2=3",
+           "*LSHIFT_AND.v4i8 r4:t0, r1, r2, r3.b3333"),
+    FMA_RT("FMA_RSHIFT_AND_v4i8_rep", "FMA_RSHIFT_AND_v4i8_rep src0=0 src1=1 src2=2 not_result=1 not1=1 lanes2=2",
+           "*RSHIFT_AND.v4i8 r4:t0, r1, r2.not, r3.b2222"),
+    FMA_RT("FMA_LSHIFT_XOR_v4i8_rep", "FMA_LSHIFT_XOR_v4i8_rep src0=0 src1=1 src2=2 lanes2=2",
+           "*LSHIFT_XOR.v4i8 r4:t0, r1, r2, r3.b2222"),
+    FMA_RT("FMA_RSHIFT_XOR_v4i8_rep", "FMA_RSHIFT_XOR_v4i8_rep src0=0 src1=1 src2=2 not_result=1 lanes2=0",
+           "*RSHIFT_XOR.v4i8.not r4:t0, r1, r2, r3.b0000"),
+    FMA_RT("FMA_ARSHIFT_v4i8_rep", "FMA_ARSHIFT_v4i8_rep src0=0 src2=2 lanes2=1", "*ARSHIFT.v4i8 r4:t0, r1, #0, r3.b1111"),
+    FMA_RT("FMA_IMUL_i32_h", "FMA_IMUL_i32_h src0=0 src1=1 lane1=1 extend=1", "*IMUL.i32.sext r4:t0, r1, r2.h1"),
+    FMA_RT("FMA_IMUL_i32_b", "FMA_IMUL_i32_b src0=0 src1=1 lane1=2", "*IMUL.i32.zext r4:t0, r1, r2.b2"),
+    FMA_RT("FMA_IMUL_v4i8_rep", "FMA_IMUL_v4i8_rep src0=0 src1=1 lane1=3", "*IMUL.v4i8 r4:t0, r1, r2.b3333"),
+    ADD_RT("ADD_HADD_s32", "+HADD.s32 src0=0 src1=1 round=1", "+HADD.s32.rtp r5:t1, r1, r2"),
+    ADD_RT("ADD_HADD_u32", "+HADD.u32 src0=1 src1=0", "+HADD.u32 r5:t1, r2, r1"),
+    ADD_RT("ADD_IABS_v2s16", "+IABS.v2s16 src0=0 swz0=1", "+IABS.v2s16 r5:t1, r1.h10"),
+    ADD_RT("ADD_IABS_v4s8", "+IABS.v4s8 src0=1", "+IABS.v4s8 r5:t1, r2"),
     FMA_RT("FMA_CSEL_s32", "*CSEL.s32 src0=0 src1=1 src2=2 src3=5 cmpf=1", "*CSEL.s32.ge r4:t0, r1, r2, r3, u2.w1"),
     FMA_RT("FMA_CSEL_u32", "*CSEL.u32 src0=0 src1=1 src2=2 src3=4", "*CSEL.u32.gt r4:t0, r1, r2, r3, u2.w0"),
     FMA_RT("FMA_CSEL_v2i16", "*CSEL.v2i16 src0=1 src1=0 src2=2 src3=5", "*CSEL.v2i16.eq r4:t0, r2, r1, r3, u2.w1"),
