@@ -419,6 +419,45 @@ void add_arith_cases(CaseMap& c) {
   c["ADD_ISUB_v4s8"] = vec_op("+ISUB.v4s8", true, true, 8, false, false);
   c["ADD_ISUB_v4u8_sat"] = vec_op("ADD_ISUB_v4u8_sat", true, false, 8, true, false);
 
+  // src1 as a replicated half or as two bytes widened to halves.
+  auto v2_ext = [](const char* name, bool sub, bool is_signed, bool bytes, bool sat_only) {
+    return [=](std::string& why) {
+      for (unsigned lane = 0; lane < 2; ++lane)
+        for (unsigned sat = sat_only ? 1 : 0; sat < 2; ++sat) {
+          std::string op = std::string(name) + " src0=0 src1=1 lanes1=" + std::to_string(lane);
+          if (!sat_only) op += " saturate=" + std::to_string(sat);
+          auto want = [&](unsigned l) {
+            uint32_t r = 0;
+            for (unsigned i = 0; i < 2; ++i) {
+              int64_t p = is_signed ? sx16(hw(kA[l], i)) : int64_t(hw(kA[l], i));
+              int64_t q;
+              if (bytes) {
+                uint32_t raw = bt(kB[l], 2 * lane + i);
+                q = is_signed ? sx8(raw) : int64_t(raw);
+              } else {
+                uint32_t raw = hw(kB[l], lane);
+                q = is_signed ? sx16(raw) : int64_t(raw);
+              }
+              int64_t v = sub ? p - q : p + q;
+              if (sat) v = is_signed ? clampi(v, -32768, 32767) : clampi(v, 0, 65535);
+              r |= (uint32_t(v) & 0xffffu) << (16 * i);
+            }
+            return r;
+          };
+          if (!add_case(op, {kA, kB}, want, why)) return fail(op, why);
+        }
+      return true;
+    };
+  };
+  c["ADD_IADD_v2s16_rep"] = v2_ext("ADD_IADD_v2s16_rep", false, true, false, false);
+  c["ADD_IADD_v2u16_sat_rep"] = v2_ext("ADD_IADD_v2u16_sat_rep", false, false, false, true);
+  c["ADD_IADD_v2s16_b"] = v2_ext("ADD_IADD_v2s16_b", false, true, true, false);
+  c["ADD_IADD_v2u16_b"] = v2_ext("ADD_IADD_v2u16_b", false, false, true, false);
+  c["ADD_ISUB_v2s16_rep"] = v2_ext("ADD_ISUB_v2s16_rep", true, true, false, false);
+  c["ADD_ISUB_v2u16_sat_rep"] = v2_ext("ADD_ISUB_v2u16_sat_rep", true, false, false, true);
+  c["ADD_ISUB_v2s16_b"] = v2_ext("ADD_ISUB_v2s16_b", true, true, true, false);
+  c["ADD_ISUB_v2u16_b"] = v2_ext("ADD_ISUB_v2u16_b", true, false, true, false);
+
   c["ADD_IABS_s32"] = [](std::string& why) {
     const Lanes a = {0x80000000u, 0xffffffffu, 0x7fffffffu, 0};
     return add_case(
@@ -554,6 +593,33 @@ void add_convert_cases(CaseMap& c) {
   };
   c["ADD_V2S8_TO_V2S16"] = v2("+V2S8_TO_V2S16", true);
   c["ADD_V2U8_TO_V2U16"] = v2("+V2U8_TO_V2U16", false);
+  c["ADD_SWZ_v2i16"] = [](std::string& why) {
+    for (unsigned sw = 0; sw < 2; ++sw) {
+      std::string op = "+SWZ.v2i16 src0=0 swz0=" + std::to_string(sw);
+      // swz0 0 = h00 (low half twice), 1 = h10 (halves exchanged)
+      if (!add_case(op, {kA}, [&](unsigned l) { return sw ? mk16(hw(kA[l], 1), hw(kA[l], 0)) : mk16(hw(kA[l], 0), hw(kA[l], 0)); }, why))
+        return fail(op, why);
+    }
+    return true;
+  };
+  c["ADD_SWZ_v2i16_h11"] = [](std::string& why) {
+    return add_case(
+        "ADD_SWZ_v2i16_h11 src0=0", {kA}, [](unsigned l) { return mk16(hw(kA[l], 1), hw(kA[l], 1)); }, why);
+  };
+  c["ADD_SWZ_v4i8"] = [](std::string& why) {
+    // Byte i of the result comes from the i-th digit of the option's name.
+    const char* names[8] = {"0000", "1111", "2222", "3333", "0011", "2233", "1032", "3210"};
+    for (unsigned sw = 0; sw < 8; ++sw) {
+      std::string op = "+SWZ.v4i8 src0=0 swz0=" + std::to_string(sw);
+      auto want = [&](unsigned l) {
+        uint32_t r = 0;
+        for (unsigned i = 0; i < 4; ++i) r |= bt(kA[l], unsigned(names[sw][i] - '0')) << (8 * i);
+        return r;
+      };
+      if (!add_case(op, {kA}, want, why)) return fail(op, why);
+    }
+    return true;
+  };
   c["FMA_MKVEC_v2i16"] = [](std::string& why) {
     for (unsigned s = 0; s < 4; ++s) {
       std::string op = "*MKVEC.v2i16 src0=0 src1=1 lane0=" + std::to_string(s & 1) + " lane1=" + std::to_string(s >> 1);
@@ -731,6 +797,18 @@ const std::initializer_list<RoundTrip> kIntegerRoundTrips = {
     FMA_RT("FMA_IMUL_i32_h", "FMA_IMUL_i32_h src0=0 src1=1 lane1=1 extend=1", "*IMUL.i32.sext r4:t0, r1, r2.h1"),
     FMA_RT("FMA_IMUL_i32_b", "FMA_IMUL_i32_b src0=0 src1=1 lane1=2", "*IMUL.i32.zext r4:t0, r1, r2.b2"),
     FMA_RT("FMA_IMUL_v4i8_rep", "FMA_IMUL_v4i8_rep src0=0 src1=1 lane1=3", "*IMUL.v4i8 r4:t0, r1, r2.b3333"),
+    ADD_RT("ADD_IADD_v2s16_rep", "ADD_IADD_v2s16_rep src0=0 src1=1 lanes1=1", "+IADD.v2s16 r5:t1, r1, r2.h11"),
+    ADD_RT("ADD_IADD_v2u16_sat_rep", "ADD_IADD_v2u16_sat_rep src0=0 src1=1", "+IADD.v2u16.sat r5:t1, r1, r2.h00"),
+    ADD_RT("ADD_IADD_v2s16_b", "ADD_IADD_v2s16_b src0=0 src1=1 saturate=1", "+IADD.v2s16.sat r5:t1, r1, r2.b01"),
+    ADD_RT("ADD_IADD_v2u16_b", "ADD_IADD_v2u16_b src0=0 src1=1 lanes1=1", "+IADD.v2u16 r5:t1, r1, r2.b23"),
+    ADD_RT("ADD_ISUB_v2s16_rep", "ADD_ISUB_v2s16_rep src0=0 src1=1 saturate=1", "+ISUB.v2s16.sat r5:t1, r1, r2.h00"),
+    ADD_RT("ADD_ISUB_v2u16_sat_rep", "ADD_ISUB_v2u16_sat_rep src0=0 src1=1 lanes1=1",
+           "+ISUB.v2u16.sat r5:t1, r1, r2.h11"),
+    ADD_RT("ADD_ISUB_v2s16_b", "ADD_ISUB_v2s16_b src0=0 src1=1 lanes1=1", "+ISUB.v2s16 r5:t1, r1, r2.b23"),
+    ADD_RT("ADD_ISUB_v2u16_b", "ADD_ISUB_v2u16_b src0=0 src1=1 saturate=1", "+ISUB.v2u16.sat r5:t1, r1, r2.b01"),
+    ADD_RT("ADD_SWZ_v2i16", "+SWZ.v2i16 src0=0", "+SWZ.v2i16 r5:t1, r1.h00"),
+    ADD_RT("ADD_SWZ_v2i16_h11", "ADD_SWZ_v2i16_h11 src0=1", "+SWZ.v2i16 r5:t1, r2.h11"),
+    ADD_RT("ADD_SWZ_v4i8", "+SWZ.v4i8 src0=0 swz0=6", "+SWZ.v4i8 r5:t1, r1.b1032"),
     ADD_RT("ADD_HADD_s32", "+HADD.s32 src0=0 src1=1 round=1", "+HADD.s32.rtp r5:t1, r1, r2"),
     ADD_RT("ADD_HADD_u32", "+HADD.u32 src0=1 src1=0", "+HADD.u32 r5:t1, r2, r1"),
     ADD_RT("ADD_IABS_v2s16", "+IABS.v2s16 src0=0 swz0=1", "+IABS.v2s16 r5:t1, r1.h10"),
@@ -799,6 +877,63 @@ const std::initializer_list<RoundTrip> kIntegerRoundTrips = {
 };
 
 const CaseGroup kInteger(add_cases, kIntegerRoundTrips);
+
+// The sequence Mesa's v6 compiler emits for a divergent if/else on a 16-bit boolean, then a derivative-style
+// neighbour read: ICMP.v2s16.m1 makes the boolean, BRANCHZ.i16 (h0) branches on it, the two sides compute
+// differently (an add of a sign-extended byte / a byte conversion), the then-side JUMPs over the else-side, and
+// after reconvergence bi_clper_xor's lowering (LSHIFT_XOR of lane_id, CLPER_V6) swaps values between lanes 0/1
+// and 2/3. Expected values are computed here per lane.
+TEST(IntegerShader, MesaStyleIfElseAndLaneSwap) {
+  GpuEnv env;
+  // A (0x00, 3 quadwords): boolean in t1, branch to C (+96) where it is zero.
+  auto a = bifrost_asm::assemble("header flow=1\n"
+                                 "tuple p0=r0 p1=r1 ; *NOP ; +ICMP.v2s16 src0=0 src1=1 swz0=2 swz1=2 result_type=1\n"
+                                 "tuple fau=c0 ; *NOP ; +BRANCHZ.i16 src0=7 src2=5 eq=1\n"
+                                 "const pchi 96");
+  // B (0x30, 3 quadwords): then-side, r20 = r0 + sext(byte 1 of r2); jump to D (+64).
+  auto b = bifrost_asm::assemble("header flow=1\n"
+                                 "tuple p0=r0 p1=r2 ; *NOP ; ADD_IADD_s32_b src0=0 src1=1 lane1=1 ; add->r20\n"
+                                 "tuple fau=c0 ; *NOP ; +JUMP src2=5\n"
+                                 "const pchi 64");
+  // C (0x60, 1 quadword): else-side, r20 = sext(byte 0 of r0); falls through to D.
+  auto c = bifrost_asm::assemble("header flow=3\ntuple p0=r0 ; *S8_TO_S32 src0=0 ; +NOP ; fma->r20");
+  // D (0x70): r21 = r20 of lane (lane_id ^ r3).
+  auto d = bifrost_asm::assemble(
+      "tuple p0=r3 p1=r20 fau=lane_id ; *LSHIFT_XOR.i32 src0=4 src1=0 src2=3 ; +CLPER_V6.i32 src0=1 src1=3 ; add->r21");
+  ASSERT_EQ(a.size(), 6u);
+  ASSERT_EQ(b.size(), 6u);
+  ASSERT_EQ(c.size(), 2u);
+  uint64_t at = env.load_code(kCodeVa, a);
+  at = env.load_code(at, b);
+  at = env.load_code(at, c);
+  env.load_code(at, d);
+
+  // Half 0 of r0 > half 0 of r1 (signed) in lanes 0 and 2 only; the upper halves would say otherwise.
+  const Lanes x = {0x12340005u, 0x7ffffffdu, 0x80007fffu, 0x00008000u};
+  const Lanes y = {0x7fff0003u, 0x0000ffffu, 0x7fff8000u, 0x80007fffu};
+  const Lanes z = {0x0000ff00u, 0x00007f00u, 0x00008000u, 0x00000100u};
+  QuadLaunch l;
+  l.entry = kCodeVa;
+  for (unsigned i = 0; i < 4; ++i) {
+    l.regs[i][0] = x[i];
+    l.regs[i][1] = y[i];
+    l.regs[i][2] = z[i];
+    l.regs[i][3] = 1;
+  }
+  auto r = env.core->run_quad(l);
+  ASSERT_EQ(r.status, QuadResult::Status::Done) << r.error;
+  Lanes r20{};
+  for (unsigned i = 0; i < 4; ++i) {
+    bool then_side = sx16(hw(x[i], 0)) > sx16(hw(y[i], 0));
+    r20[i] = then_side ? x[i] + uint32_t(sx8(bt(z[i], 1))) : uint32_t(sx8(bt(x[i], 0)));
+  }
+  for (unsigned i = 0; i < 4; ++i) {
+    EXPECT_EQ(r.regs[i][20], r20[i]) << "lane " << i;
+    EXPECT_EQ(r.regs[i][21], r20[i ^ 1]) << "lane " << i;
+  }
+  // A, both sides and D each ran once: the quad split at A and was one again at D.
+  EXPECT_EQ(r.clauses, 4u);
+}
 
 } // namespace
 } // namespace bifrost_isa_test
