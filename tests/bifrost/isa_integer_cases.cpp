@@ -1,6 +1,6 @@
 // Tests of archdesc/bifrost/integer.adl and control.adl: each instruction on a quad whose lanes hold values
-// chosen for the edge cases (sign bits, overflow, shift amounts at and above the element width, every byte and
-// half lane), against a plain C++ computation written here from ISA.xml's description; and a hand-written
+// chosen for the edge cases (sign bits, overflow, shift amounts at and above the element width, every byte
+// and half lane), against a plain C++ computation written here from ISA.xml's description; and a hand-written
 // Mesa-syntax round trip per instruction.
 #include "isa_cases.h"
 
@@ -9,20 +9,34 @@ namespace {
 
 // ---- independent references
 
-uint32_t hw(uint32_t v, unsigned i) { return (v >> (16 * i)) & 0xffffu; }
-uint32_t bt(uint32_t v, unsigned i) { return (v >> (8 * i)) & 0xffu; }
-int32_t sx16(uint32_t v) { return static_cast<int16_t>(static_cast<uint16_t>(v)); }
-int32_t sx8(uint32_t v) { return static_cast<int8_t>(static_cast<uint8_t>(v)); }
-uint32_t mk16(uint32_t lo, uint32_t hi) { return (lo & 0xffffu) | (hi & 0xffffu) << 16; }
+uint32_t hw(uint32_t v, unsigned i) {
+  return (v >> (16 * i)) & 0xffffu;
+}
+uint32_t bt(uint32_t v, unsigned i) {
+  return (v >> (8 * i)) & 0xffu;
+}
+int32_t sx16(uint32_t v) {
+  return static_cast<int16_t>(static_cast<uint16_t>(v));
+}
+int32_t sx8(uint32_t v) {
+  return static_cast<int8_t>(static_cast<uint8_t>(v));
+}
+uint32_t mk16(uint32_t lo, uint32_t hi) {
+  return (lo & 0xffffu) | (hi & 0xffffu) << 16;
+}
 uint32_t mk8(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
   return (a & 0xffu) | (b & 0xffu) << 8 | (c & 0xffu) << 16 | (d & 0xffu) << 24;
 }
 // swz (h00, h10, h01, h11): result half i takes source half (code >> i) & 1.
-uint32_t swz(uint32_t v, unsigned code) { return mk16(hw(v, code & 1), hw(v, code >> 1 & 1)); }
-uint32_t swapped(uint32_t v, bool s) { return s ? mk16(hw(v, 1), hw(v, 0)) : v; }
+uint32_t swz(uint32_t v, unsigned code) {
+  return mk16(hw(v, code & 1), hw(v, code >> 1 & 1));
+}
+uint32_t swapped(uint32_t v, bool s) {
+  return s ? mk16(hw(v, 1), hw(v, 0)) : v;
+}
 
-// One element shifted (kind 0 <<, 1 logical >>, 2 arithmetic >>); amount modulo the element width (the model's
-// documented assumption).
+// One element shifted (kind 0 <<, 1 logical >>, 2 arithmetic >>); amount modulo the element width (the
+// model's documented assumption).
 uint32_t shift_one(uint32_t x, uint32_t amount, unsigned bits, int kind) {
   uint32_t mask = bits == 32 ? 0xffffffffu : (1u << bits) - 1;
   unsigned sh = amount % bits;
@@ -34,10 +48,10 @@ uint32_t shift_one(uint32_t x, uint32_t amount, unsigned bits, int kind) {
 }
 // Bytes of src2 that shift half 0 / half 1 of a v2i16 shift, from ISA.xml's lanes2 options.
 std::array<unsigned, 2> v2_bytes(bool per_half, unsigned lanes) {
-  if (!per_half) return {lanes, lanes};        // b00, b11, b22, b33
-  if (lanes == 1) return {0, 1};               // b01
-  if (lanes == 2) return {2, 3};               // b23
-  return {0, 2};                               // b02
+  if (!per_half) return {lanes, lanes}; // b00, b11, b22, b33
+  if (lanes == 1) return {0, 1};        // b01
+  if (lanes == 2) return {2, 3};        // b23
+  return {0, 2};                        // b02
 }
 uint32_t combine(int op, uint32_t s, uint32_t b, unsigned not1, unsigned not_result) {
   if (op == 0) { // OR: encoded not1 = 0 means "not"
@@ -52,7 +66,9 @@ uint32_t combine(int op, uint32_t s, uint32_t b, unsigned not1, unsigned not_res
   return not_result ? ~r : r;
 }
 
-int64_t clampi(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+int64_t clampi(int64_t v, int64_t lo, int64_t hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
 
 // ---- lane data
 const Lanes kA = {0x80017fffu, 0xffff0000u, 0x1234abcdu, 0x80ff7f01u};
@@ -66,17 +82,18 @@ bool fail(const std::string& op, std::string& why) {
 }
 
 // An ADD op with three register sources: r0, r1, r2 through ports 0, 1, 2; result in r11.
-bool add3_case(const std::string& op, const std::vector<Lanes>& in, const std::function<uint32_t(unsigned)>& want,
-               std::string& why) {
+bool add3_case(const std::string& op, const std::vector<Lanes>& in,
+               const std::function<uint32_t(unsigned)>& want, std::string& why) {
   Env e;
   auto r = e.run("tuple p0=r0 p1=r1 p2=r2 ; *NOP ; " + op + " ; add->r11", in);
   return check_lanes(r, 11, want, why);
 }
 // An FMA op with four per-lane sources: r3 reaches src3 as t0 (the previous tuple's FMA result, selector 6).
-bool fma4_case(const std::string& op, const std::vector<Lanes>& in, const std::function<uint32_t(unsigned)>& want,
-               std::string& why) {
+bool fma4_case(const std::string& op, const std::vector<Lanes>& in,
+               const std::function<uint32_t(unsigned)>& want, std::string& why) {
   Env e;
-  auto r = e.run("tuple p0=r3 ; *MOV.i32 src0=0 ; +NOP\ntuple p0=r0 p1=r1 p2=r2 ; " + op + " ; +NOP ; fma->r10", in);
+  auto r = e.run(
+      "tuple p0=r3 ; *MOV.i32 src0=0 ; +NOP\ntuple p0=r0 p1=r1 p2=r2 ; " + op + " ; +NOP ; fma->r10", in);
   return check_lanes(r, 10, want, why);
 }
 
@@ -138,7 +155,8 @@ void add_shift_cases(CaseMap& c) {
           std::string op = "*" + base + ".v4i8" + fields(nr, n1);
           auto want = [&](unsigned l) {
             uint32_t sh = 0;
-            for (unsigned i = 0; i < 4; ++i) sh |= shift_one(bt(kA[l], i), bt(kSh[l], i), 8, s.kind) << (8 * i);
+            for (unsigned i = 0; i < 4; ++i)
+              sh |= shift_one(bt(kA[l], i), bt(kSh[l], i), 8, s.kind) << (8 * i);
             return result(sh, l, nr, n1);
           };
           if (!fma_case(op, {kA, kB, kSh}, want, why)) return fail(op, why);
@@ -149,7 +167,8 @@ void add_shift_cases(CaseMap& c) {
 }
 
 void add_select_cases(CaseMap& c) {
-  // src0/src1 compare per lane: equal, greater signed but smaller unsigned, ... ; halves differ in the v2 forms.
+  // src0/src1 compare per lane: equal, greater signed but smaller unsigned, ... ; halves differ in the v2
+  // forms.
   const Lanes a = {5, 0xfffffffbu, 0x80000000u, 0x00017fffu};
   const Lanes b = {5, 3, 0x7fffffffu, 0x80008000u};
   auto csel32 = [=](const char* mnemonic, bool is_signed) {
@@ -207,7 +226,8 @@ void add_select_cases(CaseMap& c) {
   c["ADD_MUX_i32"] = [=](std::string& why) {
     for (unsigned mux = 0; mux < 4; ++mux) {
       std::string op = "+MUX.i32 src0=0 src1=1 src2=2 mux=" + std::to_string(mux);
-      if (!add3_case(op, {kA, kB, cond32}, [&](unsigned l) { return pick(kA[l], kB[l], cond32[l], 32, mux); }, why))
+      if (!add3_case(
+              op, {kA, kB, cond32}, [&](unsigned l) { return pick(kA[l], kB[l], cond32[l], 32, mux); }, why))
         return fail(op, why);
     }
     return true;
@@ -217,11 +237,12 @@ void add_select_cases(CaseMap& c) {
       for (unsigned sw = 0; sw < 8; sw += (mux == 1 ? 1 : 7)) {
         unsigned s0 = sw & 1, s1 = sw >> 1 & 1, s2 = sw >> 2 & 1;
         char op[128];
-        std::snprintf(op, sizeof op, "+MUX.v2i16 src0=0 src1=1 src2=2 mux=%u swap0=%u swap1=%u swap2=%u", mux, s0,
-                      s1, s2);
+        std::snprintf(op, sizeof op, "+MUX.v2i16 src0=0 src1=1 src2=2 mux=%u swap0=%u swap1=%u swap2=%u", mux,
+                      s0, s1, s2);
         auto want = [&](unsigned l) {
           uint32_t x = swapped(kA[l], s0), y = swapped(kB[l], s1), z = swapped(cond16[l], s2);
-          return mk16(pick(hw(x, 0), hw(y, 0), hw(z, 0), 16, mux), pick(hw(x, 1), hw(y, 1), hw(z, 1), 16, mux));
+          return mk16(pick(hw(x, 0), hw(y, 0), hw(z, 0), 16, mux),
+                      pick(hw(x, 1), hw(y, 1), hw(z, 1), 16, mux));
         };
         if (!add3_case(op, {kA, kB, cond16}, want, why)) return fail(op, why);
       }
@@ -232,7 +253,8 @@ void add_select_cases(CaseMap& c) {
       std::string op = "+MUX.v4i8 src0=0 src1=1 src2=2 mux=" + std::to_string(mux);
       auto want = [&](unsigned l) {
         uint32_t r = 0;
-        for (unsigned i = 0; i < 4; ++i) r |= pick(bt(kA[l], i), bt(kB[l], i), bt(cond8[l], i), 8, mux) << (8 * i);
+        for (unsigned i = 0; i < 4; ++i)
+          r |= pick(bt(kA[l], i), bt(kB[l], i), bt(cond8[l], i), 8, mux) << (8 * i);
         return r;
       };
       if (!add3_case(op, {kA, kB, cond8}, want, why)) return fail(op, why);
@@ -245,7 +267,8 @@ void add_arith_cases(CaseMap& c) {
   c["FMA_IMUL_v2i16"] = [](std::string& why) {
     for (unsigned s0 = 0; s0 < 4; ++s0)
       for (unsigned s1 = 0; s1 < 4; s1 += 3) {
-        std::string op = "*IMUL.v2i16 src0=0 src1=1 swz0=" + std::to_string(s0) + " swz1=" + std::to_string(s1);
+        std::string op =
+            "*IMUL.v2i16 src0=0 src1=1 swz0=" + std::to_string(s0) + " swz1=" + std::to_string(s1);
         auto want = [&](unsigned l) {
           uint32_t x = swz(kA[l], s0), y = swz(kB[l], s1);
           return mk16(hw(x, 0) * hw(y, 0), hw(x, 1) * hw(y, 1));
@@ -318,7 +341,10 @@ void add_arith_cases(CaseMap& c) {
       std::string op = "+IABS.v2s16 src0=0 swz0=" + std::to_string(sw);
       auto want = [&](unsigned l) {
         uint32_t x = swz(a[l], sw);
-        auto ab = [](uint32_t h) { int32_t v = sx16(h); return uint32_t(v < 0 ? -v : v) & 0xffffu; };
+        auto ab = [](uint32_t h) {
+          int32_t v = sx16(h);
+          return uint32_t(v < 0 ? -v : v) & 0xffffu;
+        };
         return mk16(ab(hw(x, 0)), ab(hw(x, 1)));
       };
       if (!add_case(op, {a}, want, why)) return fail(op, why);
@@ -531,7 +557,9 @@ void add_bit_cases(CaseMap& c) {
   c["FMA_CLZ_v4u8"] = [=](std::string& why) {
     return fma_case(
         "*CLZ.v4u8 src0=0", {v},
-        [&](unsigned l) { return mk8(clz(bt(v[l], 0), 8), clz(bt(v[l], 1), 8), clz(bt(v[l], 2), 8), clz(bt(v[l], 3), 8)); },
+        [&](unsigned l) {
+          return mk8(clz(bt(v[l], 0), 8), clz(bt(v[l], 1), 8), clz(bt(v[l], 2), 8), clz(bt(v[l], 3), 8));
+        },
         why);
   };
   c["FMA_POPCOUNT_i32"] = [](std::string& why) {
@@ -597,7 +625,12 @@ void add_convert_cases(CaseMap& c) {
     for (unsigned sw = 0; sw < 2; ++sw) {
       std::string op = "+SWZ.v2i16 src0=0 swz0=" + std::to_string(sw);
       // swz0 0 = h00 (low half twice), 1 = h10 (halves exchanged)
-      if (!add_case(op, {kA}, [&](unsigned l) { return sw ? mk16(hw(kA[l], 1), hw(kA[l], 0)) : mk16(hw(kA[l], 0), hw(kA[l], 0)); }, why))
+      if (!add_case(
+              op, {kA},
+              [&](unsigned l) {
+                return sw ? mk16(hw(kA[l], 1), hw(kA[l], 0)) : mk16(hw(kA[l], 0), hw(kA[l], 0));
+              },
+              why))
         return fail(op, why);
     }
     return true;
@@ -622,8 +655,10 @@ void add_convert_cases(CaseMap& c) {
   };
   c["FMA_MKVEC_v2i16"] = [](std::string& why) {
     for (unsigned s = 0; s < 4; ++s) {
-      std::string op = "*MKVEC.v2i16 src0=0 src1=1 lane0=" + std::to_string(s & 1) + " lane1=" + std::to_string(s >> 1);
-      if (!fma_case(op, {kA, kB}, [&](unsigned l) { return mk16(hw(kA[l], s & 1), hw(kB[l], s >> 1)); }, why))
+      std::string op =
+          "*MKVEC.v2i16 src0=0 src1=1 lane0=" + std::to_string(s & 1) + " lane1=" + std::to_string(s >> 1);
+      if (!fma_case(
+              op, {kA, kB}, [&](unsigned l) { return mk16(hw(kA[l], s & 1), hw(kB[l], s >> 1)); }, why))
         return fail(op, why);
     }
     return true;
@@ -631,8 +666,9 @@ void add_convert_cases(CaseMap& c) {
   c["FMA_MKVEC_v4i8"] = [](std::string& why) {
     for (unsigned s : {0u, 5u, 10u, 15u, 9u}) {
       char op[128];
-      std::snprintf(op, sizeof op, "*MKVEC.v4i8 src0=0 src1=1 src2=2 src3=6 lane0=%u lane1=%u lane2=%u lane3=%u",
-                    s & 1, s >> 1 & 1, s >> 2 & 1, s >> 3 & 1);
+      std::snprintf(op, sizeof op,
+                    "*MKVEC.v4i8 src0=0 src1=1 src2=2 src3=6 lane0=%u lane1=%u lane2=%u lane3=%u", s & 1,
+                    s >> 1 & 1, s >> 2 & 1, s >> 3 & 1);
       auto want = [&](unsigned l) {
         const Lanes* src[4] = {&kA, &kB, &kSh, &kA};
         uint32_t r = 0;
@@ -649,8 +685,8 @@ void add_convert_cases(CaseMap& c) {
 // ---- lane and control-flow ops
 
 // Branch cases: clause A branches (or not) per lane; the fall-through clause B and the target clause C write
-// different markers to r20, so each lane shows which way it went; lanes that go different ways diverge and the
-// core runs B and C for their lanes only.
+// different markers to r20, so each lane shows which way it went; lanes that go different ways diverge and
+// the core runs B and C for their lanes only.
 bool run_branch(const std::string& op, const Lanes& cond, const std::function<bool(uint32_t)>& taken,
                 std::string& why) {
   Env e;
@@ -676,12 +712,16 @@ void add_control_cases(CaseMap& c) {
   // Halves zero / non-zero in different combinations per lane.
   const Lanes h = {0x00010000u, 0x00000001u, 0, 0xffff0000u};
   c["ADD_BRANCHZ_i16"] = [=](std::string& why) {
-    return run_branch("+BRANCHZ.i16 src0=0 src2=5 eq=1", h, [](uint32_t v) { return (v & 0xffff) == 0; }, why) &&
-           run_branch("+BRANCHZ.i16 src0=0 src2=5 eq=0", h, [](uint32_t v) { return (v & 0xffff) != 0; }, why);
+    return run_branch(
+               "+BRANCHZ.i16 src0=0 src2=5 eq=1", h, [](uint32_t v) { return (v & 0xffff) == 0; }, why) &&
+           run_branch(
+               "+BRANCHZ.i16 src0=0 src2=5 eq=0", h, [](uint32_t v) { return (v & 0xffff) != 0; }, why);
   };
   c["ADD_BRANCHZ_i16_h1"] = [=](std::string& why) {
-    return run_branch("ADD_BRANCHZ_i16_h1 src0=0 src2=5 eq=1", h, [](uint32_t v) { return (v >> 16) == 0; }, why) &&
-           run_branch("ADD_BRANCHZ_i16_h1 src0=0 src2=5 eq=0", h, [](uint32_t v) { return (v >> 16) != 0; }, why);
+    return run_branch(
+               "ADD_BRANCHZ_i16_h1 src0=0 src2=5 eq=1", h, [](uint32_t v) { return (v >> 16) == 0; }, why) &&
+           run_branch(
+               "ADD_BRANCHZ_i16_h1 src0=0 src2=5 eq=0", h, [](uint32_t v) { return (v >> 16) != 0; }, why);
   };
   const Lanes s = {0, 5, 0x80000000u, 0xffffffffu};
   c["ADD_BRANCHZ_s32"] = [=](std::string& why) {
@@ -715,9 +755,11 @@ void add_control_cases(CaseMap& c) {
     // A lane that is not in the clause's active set still supplies its register: lanes 1 and 3 branch ahead
     // (r2 != 0); lanes 0 and 2 then read r0 of lanes 3 and 1.
     Env e;
-    auto a = bifrost_asm::assemble("header flow=1\ntuple p0=r2 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=0\n"
-                                   "const pchi 48");
-    auto b = bifrost_asm::assemble("header flow=3\ntuple p0=r0 p1=r1 ; *NOP ; +CLPER_V6.i32 src0=0 src1=1 ; add->r20");
+    auto a =
+        bifrost_asm::assemble("header flow=1\ntuple p0=r2 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=0\n"
+                              "const pchi 48");
+    auto b = bifrost_asm::assemble(
+        "header flow=3\ntuple p0=r0 p1=r1 ; *NOP ; +CLPER_V6.i32 src0=0 src1=1 ; add->r20");
     auto end = bifrost_asm::assemble("tuple ; *NOP ; +NOP");
     uint64_t at = e.gpu.load_code(kCodeVa, a);
     at = e.gpu.load_code(at, b);
@@ -747,13 +789,18 @@ void add_cases(CaseMap& c) {
 }
 
 // Round trips: an FMA op reading r1, r2, r3 (ports 0..2) and writing r4, or an ADD op writing r5.
-#define FMA_RT(name, op, line)                                                                                   \
-  { name, "tuple p0=r1 p1=r2 p2=r3 fau=u2 ; " op " ; +NOP ; fma->r4", "ds(0u) eos \n{\n" line "\n+NOP t1\n}\n" }
-#define ADD_RT(name, op, line)                                                                                   \
+#define FMA_RT(name, op, line)                                                                               \
+  {                                                                                                          \
+    name, "tuple p0=r1 p1=r2 p2=r3 fau=u2 ; " op " ; +NOP ; fma->r4",                                        \
+        "ds(0u) eos \n{\n" line "\n+NOP t1\n}\n"                                                             \
+  }
+#define ADD_RT(name, op, line)                                                                               \
   { name, "tuple p0=r1 p1=r2 p2=r3 ; *NOP ; " op " ; add->r5", "ds(0u) eos \n{\n*NOP t0\n" line "\n}\n" }
-#define BR_RT(name, op, line)                                                                                    \
-  { name, "header flow=1\ntuple p0=r1 fau=c0 ; *NOP ; " op "\nconst pchi 64",                                   \
-    "ds(0u) nbb br_pc \n{\n*NOP t0\n" line "\n}\n" }
+#define BR_RT(name, op, line)                                                                                \
+  {                                                                                                          \
+    name, "header flow=1\ntuple p0=r1 fau=c0 ; *NOP ; " op "\nconst pchi 64",                                \
+        "ds(0u) nbb br_pc \n{\n*NOP t0\n" line "\n}\n"                                                       \
+  }
 
 const std::initializer_list<RoundTrip> kIntegerRoundTrips = {
     FMA_RT("FMA_LSHIFT_OR_v2i16", "*LSHIFT_OR.v2i16 src0=0 src1=1 src2=2 not1=1 per_half=1 lanes2=1",
@@ -762,7 +809,8 @@ const std::initializer_list<RoundTrip> kIntegerRoundTrips = {
            "*LSHIFT_OR.v4i8.not r4:t0, r1, r2.not, r3"),
     FMA_RT("FMA_RSHIFT_OR_v2i16", "*RSHIFT_OR.v2i16 src0=0 src1=1 src2=2 not1=1 per_half=0 lanes2=2",
            "*RSHIFT_OR.v2i16 r4:t0, r1, r2, r3.b22"),
-    FMA_RT("FMA_RSHIFT_OR_v4i8", "*RSHIFT_OR.v4i8 src0=0 src1=1 src2=2 not1=1", "*RSHIFT_OR.v4i8 r4:t0, r1, r2, r3"),
+    FMA_RT("FMA_RSHIFT_OR_v4i8", "*RSHIFT_OR.v4i8 src0=0 src1=1 src2=2 not1=1",
+           "*RSHIFT_OR.v4i8 r4:t0, r1, r2, r3"),
     FMA_RT("FMA_LSHIFT_AND_v2i16", "*LSHIFT_AND.v2i16 src0=0 src1=1 src2=2 not_result=1 per_half=1 lanes2=3",
            "*LSHIFT_AND.v2i16 r4:t0, r1, r2, r3"),
     FMA_RT("FMA_LSHIFT_AND_v4i8", "*LSHIFT_AND.v4i8 src0=0 src1=1 src2=2 not1=1",
@@ -777,7 +825,8 @@ const std::initializer_list<RoundTrip> kIntegerRoundTrips = {
            "*LSHIFT_XOR.v4i8.not r4:t0, r1, r2, r3"),
     FMA_RT("FMA_RSHIFT_XOR_v2i16", "*RSHIFT_XOR.v2i16 src0=0 src1=1 src2=2 not_result=1 per_half=0 lanes2=3",
            "*RSHIFT_XOR.v2i16.not r4:t0, r1, r2, r3.b33"),
-    FMA_RT("FMA_RSHIFT_XOR_v4i8", "*RSHIFT_XOR.v4i8 src0=0 src1=1 src2=2", "*RSHIFT_XOR.v4i8 r4:t0, r1, r2, r3"),
+    FMA_RT("FMA_RSHIFT_XOR_v4i8", "*RSHIFT_XOR.v4i8 src0=0 src1=1 src2=2",
+           "*RSHIFT_XOR.v4i8 r4:t0, r1, r2, r3"),
     FMA_RT("FMA_ARSHIFT_v2i16", "*ARSHIFT.v2i16 src0=0 src2=2 per_half=0 lanes2=1",
            "*ARSHIFT.v2i16 r4:t0, r1, #0, r3.b11"),
     FMA_RT("FMA_ARSHIFT_v4i8", "*ARSHIFT.v4i8 src0=0 src2=2", "*ARSHIFT.v4i8 r4:t0, r1, #0, r3"),
@@ -787,25 +836,33 @@ const std::initializer_list<RoundTrip> kIntegerRoundTrips = {
            "*RSHIFT_OR.v4i8 r4:t0, r1, r2, r3.b0000"),
     FMA_RT("FMA_LSHIFT_AND_v4i8_rep", "FMA_LSHIFT_AND_v4i8_rep src0=0 src1=1 src2=2 not_result=1 lanes2=3",
            "*LSHIFT_AND.v4i8 r4:t0, r1, r2, r3.b3333"),
-    FMA_RT("FMA_RSHIFT_AND_v4i8_rep", "FMA_RSHIFT_AND_v4i8_rep src0=0 src1=1 src2=2 not_result=1 not1=1 lanes2=2",
+    FMA_RT("FMA_RSHIFT_AND_v4i8_rep",
+           "FMA_RSHIFT_AND_v4i8_rep src0=0 src1=1 src2=2 not_result=1 not1=1 lanes2=2",
            "*RSHIFT_AND.v4i8 r4:t0, r1, r2.not, r3.b2222"),
     FMA_RT("FMA_LSHIFT_XOR_v4i8_rep", "FMA_LSHIFT_XOR_v4i8_rep src0=0 src1=1 src2=2 lanes2=2",
            "*LSHIFT_XOR.v4i8 r4:t0, r1, r2, r3.b2222"),
     FMA_RT("FMA_RSHIFT_XOR_v4i8_rep", "FMA_RSHIFT_XOR_v4i8_rep src0=0 src1=1 src2=2 not_result=1 lanes2=0",
            "*RSHIFT_XOR.v4i8.not r4:t0, r1, r2, r3.b0000"),
-    FMA_RT("FMA_ARSHIFT_v4i8_rep", "FMA_ARSHIFT_v4i8_rep src0=0 src2=2 lanes2=1", "*ARSHIFT.v4i8 r4:t0, r1, #0, r3.b1111"),
-    FMA_RT("FMA_IMUL_i32_h", "FMA_IMUL_i32_h src0=0 src1=1 lane1=1 extend=1", "*IMUL.i32.sext r4:t0, r1, r2.h1"),
+    FMA_RT("FMA_ARSHIFT_v4i8_rep", "FMA_ARSHIFT_v4i8_rep src0=0 src2=2 lanes2=1",
+           "*ARSHIFT.v4i8 r4:t0, r1, #0, r3.b1111"),
+    FMA_RT("FMA_IMUL_i32_h", "FMA_IMUL_i32_h src0=0 src1=1 lane1=1 extend=1",
+           "*IMUL.i32.sext r4:t0, r1, r2.h1"),
     FMA_RT("FMA_IMUL_i32_b", "FMA_IMUL_i32_b src0=0 src1=1 lane1=2", "*IMUL.i32.zext r4:t0, r1, r2.b2"),
     FMA_RT("FMA_IMUL_v4i8_rep", "FMA_IMUL_v4i8_rep src0=0 src1=1 lane1=3", "*IMUL.v4i8 r4:t0, r1, r2.b3333"),
-    ADD_RT("ADD_IADD_v2s16_rep", "ADD_IADD_v2s16_rep src0=0 src1=1 lanes1=1", "+IADD.v2s16 r5:t1, r1, r2.h11"),
-    ADD_RT("ADD_IADD_v2u16_sat_rep", "ADD_IADD_v2u16_sat_rep src0=0 src1=1", "+IADD.v2u16.sat r5:t1, r1, r2.h00"),
-    ADD_RT("ADD_IADD_v2s16_b", "ADD_IADD_v2s16_b src0=0 src1=1 saturate=1", "+IADD.v2s16.sat r5:t1, r1, r2.b01"),
+    ADD_RT("ADD_IADD_v2s16_rep", "ADD_IADD_v2s16_rep src0=0 src1=1 lanes1=1",
+           "+IADD.v2s16 r5:t1, r1, r2.h11"),
+    ADD_RT("ADD_IADD_v2u16_sat_rep", "ADD_IADD_v2u16_sat_rep src0=0 src1=1",
+           "+IADD.v2u16.sat r5:t1, r1, r2.h00"),
+    ADD_RT("ADD_IADD_v2s16_b", "ADD_IADD_v2s16_b src0=0 src1=1 saturate=1",
+           "+IADD.v2s16.sat r5:t1, r1, r2.b01"),
     ADD_RT("ADD_IADD_v2u16_b", "ADD_IADD_v2u16_b src0=0 src1=1 lanes1=1", "+IADD.v2u16 r5:t1, r1, r2.b23"),
-    ADD_RT("ADD_ISUB_v2s16_rep", "ADD_ISUB_v2s16_rep src0=0 src1=1 saturate=1", "+ISUB.v2s16.sat r5:t1, r1, r2.h00"),
+    ADD_RT("ADD_ISUB_v2s16_rep", "ADD_ISUB_v2s16_rep src0=0 src1=1 saturate=1",
+           "+ISUB.v2s16.sat r5:t1, r1, r2.h00"),
     ADD_RT("ADD_ISUB_v2u16_sat_rep", "ADD_ISUB_v2u16_sat_rep src0=0 src1=1 lanes1=1",
            "+ISUB.v2u16.sat r5:t1, r1, r2.h11"),
     ADD_RT("ADD_ISUB_v2s16_b", "ADD_ISUB_v2s16_b src0=0 src1=1 lanes1=1", "+ISUB.v2s16 r5:t1, r1, r2.b23"),
-    ADD_RT("ADD_ISUB_v2u16_b", "ADD_ISUB_v2u16_b src0=0 src1=1 saturate=1", "+ISUB.v2u16.sat r5:t1, r1, r2.b01"),
+    ADD_RT("ADD_ISUB_v2u16_b", "ADD_ISUB_v2u16_b src0=0 src1=1 saturate=1",
+           "+ISUB.v2u16.sat r5:t1, r1, r2.b01"),
     ADD_RT("ADD_SWZ_v2i16", "+SWZ.v2i16 src0=0", "+SWZ.v2i16 r5:t1, r1.h00"),
     ADD_RT("ADD_SWZ_v2i16_h11", "ADD_SWZ_v2i16_h11 src0=1", "+SWZ.v2i16 r5:t1, r2.h11"),
     ADD_RT("ADD_SWZ_v4i8", "+SWZ.v4i8 src0=0 swz0=6", "+SWZ.v4i8 r5:t1, r1.b1032"),
@@ -813,10 +870,13 @@ const std::initializer_list<RoundTrip> kIntegerRoundTrips = {
     ADD_RT("ADD_HADD_u32", "+HADD.u32 src0=1 src1=0", "+HADD.u32 r5:t1, r2, r1"),
     ADD_RT("ADD_IABS_v2s16", "+IABS.v2s16 src0=0 swz0=1", "+IABS.v2s16 r5:t1, r1.h10"),
     ADD_RT("ADD_IABS_v4s8", "+IABS.v4s8 src0=1", "+IABS.v4s8 r5:t1, r2"),
-    FMA_RT("FMA_CSEL_s32", "*CSEL.s32 src0=0 src1=1 src2=2 src3=5 cmpf=1", "*CSEL.s32.ge r4:t0, r1, r2, r3, u2.w1"),
+    FMA_RT("FMA_CSEL_s32", "*CSEL.s32 src0=0 src1=1 src2=2 src3=5 cmpf=1",
+           "*CSEL.s32.ge r4:t0, r1, r2, r3, u2.w1"),
     FMA_RT("FMA_CSEL_u32", "*CSEL.u32 src0=0 src1=1 src2=2 src3=4", "*CSEL.u32.gt r4:t0, r1, r2, r3, u2.w0"),
-    FMA_RT("FMA_CSEL_v2i16", "*CSEL.v2i16 src0=1 src1=0 src2=2 src3=5", "*CSEL.v2i16.eq r4:t0, r2, r1, r3, u2.w1"),
-    FMA_RT("FMA_CSEL_v2s16", "*CSEL.v2s16 src0=0 src1=1 src2=2 src3=5", "*CSEL.v2s16.gt r4:t0, r1, r2, r3, u2.w1"),
+    FMA_RT("FMA_CSEL_v2i16", "*CSEL.v2i16 src0=1 src1=0 src2=2 src3=5",
+           "*CSEL.v2i16.eq r4:t0, r2, r1, r3, u2.w1"),
+    FMA_RT("FMA_CSEL_v2s16", "*CSEL.v2s16 src0=0 src1=1 src2=2 src3=5",
+           "*CSEL.v2s16.gt r4:t0, r1, r2, r3, u2.w1"),
     FMA_RT("FMA_CSEL_v2u16", "*CSEL.v2u16 src0=0 src1=1 src2=2 src3=5 cmpf=1",
            "*CSEL.v2u16.ge r4:t0, r1, r2, r3, u2.w1"),
     FMA_RT("FMA_IMUL_v2i16", "*IMUL.v2i16 src0=0 src1=1 swz0=1 swz1=2", "*IMUL.v2i16 r4:t0, r1.h10, r2"),
@@ -835,16 +895,21 @@ const std::initializer_list<RoundTrip> kIntegerRoundTrips = {
     FMA_RT("FMA_MKVEC_v2i16", "*MKVEC.v2i16 src0=0 src1=1 lane1=1", "*MKVEC.v2i16 r4:t0, r1, r2.h1"),
     FMA_RT("FMA_MKVEC_v4i8", "*MKVEC.v4i8 src0=0 src1=1 src2=2 src3=4 lane1=1 lane3=1",
            "*MKVEC.v4i8 r4:t0, r1, r2.b2, r3, u2.w0.b2"),
-    ADD_RT("ADD_IADD_s32_h", "ADD_IADD_s32_h src0=0 src1=1 lane1=1 saturate=1", "+IADD.s32.sat r5:t1, r1, r2.h1"),
+    ADD_RT("ADD_IADD_s32_h", "ADD_IADD_s32_h src0=0 src1=1 lane1=1 saturate=1",
+           "+IADD.s32.sat r5:t1, r1, r2.h1"),
     ADD_RT("ADD_IADD_u32_h", "ADD_IADD_u32_h src0=0 src1=1", "+IADD.u32 r5:t1, r1, r2.h0"),
     ADD_RT("ADD_IADD_s32_b", "ADD_IADD_s32_b src0=0 src1=1 lane1=2", "+IADD.s32 r5:t1, r1, r2.b2"),
-    ADD_RT("ADD_IADD_u32_b", "ADD_IADD_u32_b src0=0 src1=2 lane1=3 saturate=1", "+IADD.u32.sat r5:t1, r1, r3.b3"),
+    ADD_RT("ADD_IADD_u32_b", "ADD_IADD_u32_b src0=0 src1=2 lane1=3 saturate=1",
+           "+IADD.u32.sat r5:t1, r1, r3.b3"),
     ADD_RT("ADD_ISUB_s32_h", "ADD_ISUB_s32_h src0=0 src1=1", "+ISUB.s32 r5:t1, r1, r2.h0"),
-    ADD_RT("ADD_ISUB_u32_h", "ADD_ISUB_u32_h src0=0 src1=1 lane1=1 saturate=1", "+ISUB.u32.sat r5:t1, r1, r2.h1"),
+    ADD_RT("ADD_ISUB_u32_h", "ADD_ISUB_u32_h src0=0 src1=1 lane1=1 saturate=1",
+           "+ISUB.u32.sat r5:t1, r1, r2.h1"),
     ADD_RT("ADD_ISUB_s32_b", "ADD_ISUB_s32_b src0=0 src1=1 lane1=1", "+ISUB.s32 r5:t1, r1, r2.b1"),
     ADD_RT("ADD_ISUB_u32_b", "ADD_ISUB_u32_b src0=0 src1=1", "+ISUB.u32 r5:t1, r1, r2.b0"),
-    ADD_RT("ADD_IADD_v2s16", "+IADD.v2s16 src0=0 src1=1 lanes0=1 saturate=1", "+IADD.v2s16.sat r5:t1, r1.h10, r2"),
-    ADD_RT("ADD_IADD_v2u16_sat", "ADD_IADD_v2u16_sat src0=0 src1=1 lanes1=1", "+IADD.v2u16.sat r5:t1, r1, r2.h10"),
+    ADD_RT("ADD_IADD_v2s16", "+IADD.v2s16 src0=0 src1=1 lanes0=1 saturate=1",
+           "+IADD.v2s16.sat r5:t1, r1.h10, r2"),
+    ADD_RT("ADD_IADD_v2u16_sat", "ADD_IADD_v2u16_sat src0=0 src1=1 lanes1=1",
+           "+IADD.v2u16.sat r5:t1, r1, r2.h10"),
     ADD_RT("ADD_ISUB_v2s16", "+ISUB.v2s16 src0=1 src1=0", "+ISUB.v2s16 r5:t1, r2, r1"),
     ADD_RT("ADD_ISUB_v2u16_sat", "ADD_ISUB_v2u16_sat src0=0 src1=1", "+ISUB.v2u16.sat r5:t1, r1, r2"),
     ADD_RT("ADD_IADD_v4s8", "+IADD.v4s8 src0=0 src1=1", "+IADD.v4s8 r5:t1, r1, r2"),
@@ -861,7 +926,8 @@ const std::initializer_list<RoundTrip> kIntegerRoundTrips = {
     ADD_RT("ADD_ICMP_v4s8", "+ICMP.v4s8 src0=0 src1=1 cmpf=1", "+ICMP.v4s8.ge r5:t1, r1, r2"),
     ADD_RT("ADD_ICMP_v4u8", "+ICMP.v4u8 src0=0 src1=1 result_type=1", "+ICMP.v4u8.m1.gt r5:t1, r1, r2"),
     ADD_RT("ADD_MUX_i32", "+MUX.i32 src0=0 src1=1 src2=2 mux=1", "+MUX.i32 r5:t1, r1, r2, r3"),
-    ADD_RT("ADD_MUX_v2i16", "+MUX.v2i16 src0=0 src1=1 src2=2 mux=3 swap2=1", "+MUX.v2i16.bit r5:t1, r1, r2, r3.h10"),
+    ADD_RT("ADD_MUX_v2i16", "+MUX.v2i16 src0=0 src1=1 src2=2 mux=3 swap2=1",
+           "+MUX.v2i16.bit r5:t1, r1, r2, r3.h10"),
     ADD_RT("ADD_MUX_v4i8", "+MUX.v4i8 src0=0 src1=1 src2=2", "+MUX.v4i8.neg r5:t1, r1, r2, r3"),
     ADD_RT("ADD_S16_TO_S32", "+S16_TO_S32 src0=0", "+S16_TO_S32 r5:t1, r1"),
     ADD_RT("ADD_U16_TO_U32", "+U16_TO_U32 src0=1 lane0=1", "+U16_TO_U32 r5:t1, r2.h1"),
@@ -880,26 +946,28 @@ const CaseGroup kInteger(add_cases, kIntegerRoundTrips);
 
 // The sequence Mesa's v6 compiler emits for a divergent if/else on a 16-bit boolean, then a derivative-style
 // neighbour read: ICMP.v2s16.m1 makes the boolean, BRANCHZ.i16 (h0) branches on it, the two sides compute
-// differently (an add of a sign-extended byte / a byte conversion), the then-side JUMPs over the else-side, and
-// after reconvergence bi_clper_xor's lowering (LSHIFT_XOR of lane_id, CLPER_V6) swaps values between lanes 0/1
-// and 2/3. Expected values are computed here per lane.
+// differently (an add of a sign-extended byte / a byte conversion), the then-side JUMPs over the else-side,
+// and after reconvergence bi_clper_xor's lowering (LSHIFT_XOR of lane_id, CLPER_V6) swaps values between
+// lanes 0/1 and 2/3. Expected values are computed here per lane.
 TEST(IntegerShader, MesaStyleIfElseAndLaneSwap) {
   GpuEnv env;
   // A (0x00, 3 quadwords): boolean in t1, branch to C (+96) where it is zero.
-  auto a = bifrost_asm::assemble("header flow=1\n"
-                                 "tuple p0=r0 p1=r1 ; *NOP ; +ICMP.v2s16 src0=0 src1=1 swz0=2 swz1=2 result_type=1\n"
-                                 "tuple fau=c0 ; *NOP ; +BRANCHZ.i16 src0=7 src2=5 eq=1\n"
-                                 "const pchi 96");
+  auto a = bifrost_asm::assemble(
+      "header flow=1\n"
+      "tuple p0=r0 p1=r1 ; *NOP ; +ICMP.v2s16 src0=0 src1=1 swz0=2 swz1=2 result_type=1\n"
+      "tuple fau=c0 ; *NOP ; +BRANCHZ.i16 src0=7 src2=5 eq=1\n"
+      "const pchi 96");
   // B (0x30, 3 quadwords): then-side, r20 = r0 + sext(byte 1 of r2); jump to D (+64).
-  auto b = bifrost_asm::assemble("header flow=1\n"
-                                 "tuple p0=r0 p1=r2 ; *NOP ; ADD_IADD_s32_b src0=0 src1=1 lane1=1 ; add->r20\n"
-                                 "tuple fau=c0 ; *NOP ; +JUMP src2=5\n"
-                                 "const pchi 64");
+  auto b =
+      bifrost_asm::assemble("header flow=1\n"
+                            "tuple p0=r0 p1=r2 ; *NOP ; ADD_IADD_s32_b src0=0 src1=1 lane1=1 ; add->r20\n"
+                            "tuple fau=c0 ; *NOP ; +JUMP src2=5\n"
+                            "const pchi 64");
   // C (0x60, 1 quadword): else-side, r20 = sext(byte 0 of r0); falls through to D.
   auto c = bifrost_asm::assemble("header flow=3\ntuple p0=r0 ; *S8_TO_S32 src0=0 ; +NOP ; fma->r20");
   // D (0x70): r21 = r20 of lane (lane_id ^ r3).
-  auto d = bifrost_asm::assemble(
-      "tuple p0=r3 p1=r20 fau=lane_id ; *LSHIFT_XOR.i32 src0=4 src1=0 src2=3 ; +CLPER_V6.i32 src0=1 src1=3 ; add->r21");
+  auto d = bifrost_asm::assemble("tuple p0=r3 p1=r20 fau=lane_id ; *LSHIFT_XOR.i32 src0=4 src1=0 src2=3 ; "
+                                 "+CLPER_V6.i32 src0=1 src1=3 ; add->r21");
   ASSERT_EQ(a.size(), 6u);
   ASSERT_EQ(b.size(), 6u);
   ASSERT_EQ(c.size(), 2u);
