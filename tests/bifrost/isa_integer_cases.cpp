@@ -219,7 +219,7 @@ void add_select_cases(CaseMap& c) {
   const Lanes cond8 = {0x00800180u, 0x7f00ff01u, 0x80808000u, 0x01000000u};
   auto pick = [](uint32_t a, uint32_t b, uint32_t c, unsigned bits, unsigned mux) -> uint32_t {
     uint32_t sign = 1u << (bits - 1);
-    if (mux == 3) return (a & ~c) | (b & c);
+    if (mux == 3) return (a & c) | (b & ~c); // bit set: src0
     bool t = mux == 0 ? (c & sign) != 0 : mux == 1 ? c == 0 : (c & (sign - 1)) == 0;
     return t ? a : b;
   };
@@ -483,6 +483,38 @@ void add_arith_cases(CaseMap& c) {
   c["ADD_ISUB_v2u16_sat_rep"] = v2_ext("ADD_ISUB_v2u16_sat_rep", true, false, false, true);
   c["ADD_ISUB_v2s16_b"] = v2_ext("ADD_ISUB_v2s16_b", true, true, true, false);
   c["ADD_ISUB_v2u16_b"] = v2_ext("ADD_ISUB_v2u16_b", true, false, true, false);
+
+  // v4 forms with src1 as one replicated byte (pair = false) or a replicated byte pair (pair = true).
+  auto v4_ext = [](const char* name, bool sub, bool is_signed, bool pair, bool sat_only) {
+    return [=](std::string& why) {
+      for (unsigned lane = 0; lane < (pair ? 2u : 4u); ++lane)
+        for (unsigned sat = sat_only ? 1 : 0; sat < 2; ++sat) {
+          std::string op = std::string(name) + " src0=0 src1=1 lanes1=" + std::to_string(lane);
+          if (!sat_only) op += " saturate=" + std::to_string(sat);
+          auto want = [&](unsigned l) {
+            uint32_t r = 0;
+            for (unsigned i = 0; i < 4; ++i) {
+              uint32_t ex = bt(kA[l], i), ey = bt(kB[l], pair ? 2 * lane + (i & 1) : lane);
+              int64_t p = is_signed ? sx8(ex) : int64_t(ex), q = is_signed ? sx8(ey) : int64_t(ey);
+              int64_t v = sub ? p - q : p + q;
+              if (sat) v = is_signed ? clampi(v, -128, 127) : clampi(v, 0, 255);
+              r |= (uint32_t(v) & 0xffu) << (8 * i);
+            }
+            return r;
+          };
+          if (!add_case(op, {kA, kB}, want, why)) return fail(op, why);
+        }
+      return true;
+    };
+  };
+  c["ADD_IADD_v4s8_rep"] = v4_ext("ADD_IADD_v4s8_rep", false, true, false, false);
+  c["ADD_IADD_v4u8_sat_rep"] = v4_ext("ADD_IADD_v4u8_sat_rep", false, false, false, true);
+  c["ADD_IADD_v4s8_h"] = v4_ext("ADD_IADD_v4s8_h", false, true, true, false);
+  c["ADD_IADD_v4u8_sat_h"] = v4_ext("ADD_IADD_v4u8_sat_h", false, false, true, true);
+  c["ADD_ISUB_v4s8_rep"] = v4_ext("ADD_ISUB_v4s8_rep", true, true, false, false);
+  c["ADD_ISUB_v4u8_sat_rep"] = v4_ext("ADD_ISUB_v4u8_sat_rep", true, false, false, true);
+  c["ADD_ISUB_v4s8_h"] = v4_ext("ADD_ISUB_v4s8_h", true, true, true, false);
+  c["ADD_ISUB_v4u8_sat_h"] = v4_ext("ADD_ISUB_v4u8_sat_h", true, false, true, true);
 
   c["ADD_IABS_s32"] = [](std::string& why) {
     const Lanes a = {0x80000000u, 0xffffffffu, 0x7fffffffu, 0};
@@ -863,6 +895,19 @@ const std::initializer_list<RoundTrip> kIntegerRoundTrips = {
     ADD_RT("ADD_ISUB_v2s16_b", "ADD_ISUB_v2s16_b src0=0 src1=1 lanes1=1", "+ISUB.v2s16 r5:t1, r1, r2.b23"),
     ADD_RT("ADD_ISUB_v2u16_b", "ADD_ISUB_v2u16_b src0=0 src1=1 saturate=1",
            "+ISUB.v2u16.sat r5:t1, r1, r2.b01"),
+    ADD_RT("ADD_IADD_v4s8_rep", "ADD_IADD_v4s8_rep src0=0 src1=1 lanes1=2", "+IADD.v4s8 r5:t1, r1, r2.b2222"),
+    ADD_RT("ADD_IADD_v4u8_sat_rep", "ADD_IADD_v4u8_sat_rep src0=0 src1=1",
+           "+IADD.v4u8.sat r5:t1, r1, r2.b0000"),
+    ADD_RT("ADD_IADD_v4s8_h", "ADD_IADD_v4s8_h src0=0 src1=1 lanes1=1 saturate=1",
+           "+IADD.v4s8.sat r5:t1, r1, r2.b2323"),
+    ADD_RT("ADD_IADD_v4u8_sat_h", "ADD_IADD_v4u8_sat_h src0=0 src1=1", "+IADD.v4u8.sat r5:t1, r1, r2.b0101"),
+    ADD_RT("ADD_ISUB_v4s8_rep", "ADD_ISUB_v4s8_rep src0=0 src1=1 lanes1=3 saturate=1",
+           "+ISUB.v4s8.sat r5:t1, r1, r2.b3333"),
+    ADD_RT("ADD_ISUB_v4u8_sat_rep", "ADD_ISUB_v4u8_sat_rep src0=0 src1=1 lanes1=1",
+           "+ISUB.v4u8.sat r5:t1, r1, r2.b1111"),
+    ADD_RT("ADD_ISUB_v4s8_h", "ADD_ISUB_v4s8_h src0=0 src1=1", "+ISUB.v4s8 r5:t1, r1, r2.b0101"),
+    ADD_RT("ADD_ISUB_v4u8_sat_h", "ADD_ISUB_v4u8_sat_h src0=0 src1=1 lanes1=1",
+           "+ISUB.v4u8.sat r5:t1, r1, r2.b2323"),
     ADD_RT("ADD_SWZ_v2i16", "+SWZ.v2i16 src0=0", "+SWZ.v2i16 r5:t1, r1.h00"),
     ADD_RT("ADD_SWZ_v2i16_h11", "ADD_SWZ_v2i16_h11 src0=1", "+SWZ.v2i16 r5:t1, r2.h11"),
     ADD_RT("ADD_SWZ_v4i8", "+SWZ.v4i8 src0=0 swz0=6", "+SWZ.v4i8 r5:t1, r1.b1032"),
