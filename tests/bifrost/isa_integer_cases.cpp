@@ -767,6 +767,25 @@ void add_control_cases(CaseMap& c) {
     }
     return true;
   };
+  // 16-bit forms: halves that are zero, negative as s16 and positive, in different lanes.
+  const Lanes hv = {0x80000000u, 0x00057fffu, 0xffff0000u, 0x0000fffbu};
+  auto branchz16 = [hv](const char* name, bool is_signed, unsigned half) {
+    return [=](std::string& why) {
+      for (unsigned cmpf = 0; cmpf < 4; ++cmpf) {
+        std::string op = std::string(name) + " src0=0 src2=5 cmpf=" + std::to_string(cmpf);
+        auto taken = [=](uint32_t v) {
+          int64_t x = is_signed ? sx16(hw(v, half)) : int64_t(hw(v, half));
+          return cmpf == 0 ? x < 0 : cmpf == 1 ? x <= 0 : cmpf == 2 ? x >= 0 : x > 0;
+        };
+        if (!run_branch(op, hv, taken, why)) return fail(op, why);
+      }
+      return true;
+    };
+  };
+  c["ADD_BRANCHZ_s16"] = branchz16("+BRANCHZ.s16", true, 0);
+  c["ADD_BRANCHZ_s16_h1"] = branchz16("ADD_BRANCHZ_s16_h1", true, 1);
+  c["ADD_BRANCHZ_u16"] = branchz16("+BRANCHZ.u16", false, 0);
+  c["ADD_BRANCHZ_u16_h1"] = branchz16("ADD_BRANCHZ_u16_h1", false, 1);
   c["ADD_BRANCHZ_u32"] = [=](std::string& why) {
     for (unsigned cmpf = 0; cmpf < 4; ++cmpf) {
       std::string op = "+BRANCHZ.u32 src0=0 src2=5 cmpf=" + std::to_string(cmpf);
@@ -984,6 +1003,12 @@ const std::initializer_list<RoundTrip> kIntegerRoundTrips = {
     BR_RT("ADD_BRANCHZ_i16", "+BRANCHZ.i16 src0=0 src2=5 eq=1", "+BRANCHZ.i16.eq t1, r1.h0, (pc + 64)"),
     BR_RT("ADD_BRANCHZ_i16_h1", "ADD_BRANCHZ_i16_h1 src0=0 src2=5", "+BRANCHZ.i16.ne t1, r1.h1, (pc + 64)"),
     BR_RT("ADD_BRANCHZ_s32", "+BRANCHZ.s32 src0=0 src2=5 cmpf=1", "+BRANCHZ.s32.le t1, r1, (pc + 64)"),
+    BR_RT("ADD_BRANCHZ_s16", "+BRANCHZ.s16 src0=0 src2=5 cmpf=0", "+BRANCHZ.s16.lt t1, r1.h0, (pc + 64)"),
+    BR_RT("ADD_BRANCHZ_s16_h1", "ADD_BRANCHZ_s16_h1 src0=0 src2=5 cmpf=2",
+          "+BRANCHZ.s16.ge t1, r1.h1, (pc + 64)"),
+    BR_RT("ADD_BRANCHZ_u16", "+BRANCHZ.u16 src0=0 src2=5 cmpf=3", "+BRANCHZ.u16.gt t1, r1.h0, (pc + 64)"),
+    BR_RT("ADD_BRANCHZ_u16_h1", "ADD_BRANCHZ_u16_h1 src0=0 src2=5 cmpf=1",
+          "+BRANCHZ.u16.le t1, r1.h1, (pc + 64)"),
     BR_RT("ADD_BRANCHZ_u32", "+BRANCHZ.u32 src0=0 src2=5 cmpf=3", "+BRANCHZ.u32.gt t1, r1, (pc + 64)"),
 };
 
