@@ -304,6 +304,23 @@ void add_arith_cases(CaseMap& c) {
   };
   c["FMA_IMUL_i32_h"] = imul_wide("FMA_IMUL_i32_h", true);
   c["FMA_IMUL_i32_b"] = imul_wide("FMA_IMUL_i32_b", false);
+  c["FMA_IDP_v4i8"] = [](std::string& why) {
+    for (unsigned sg = 0; sg < 4; ++sg) {
+      unsigned s0 = sg & 1, s1 = sg >> 1;
+      std::string op = "*IDP.v4i8 src0=0 src1=1 sign0=" + std::to_string(s0) + " sign1=" + std::to_string(s1);
+      auto want = [&](unsigned l) {
+        int64_t sum = 0;
+        for (unsigned i = 0; i < 4; ++i) {
+          int64_t x = s0 ? sx8(bt(kA[l], i)) : int64_t(bt(kA[l], i));
+          int64_t y = s1 ? sx8(bt(kB[l], i)) : int64_t(bt(kB[l], i));
+          sum += x * y;
+        }
+        return uint32_t(sum);
+      };
+      if (!fma_case(op, {kA, kB}, want, why)) return fail(op, why);
+    }
+    return true;
+  };
   c["FMA_IMUL_v4i8_rep"] = [](std::string& why) {
     for (unsigned lane = 0; lane < 4; ++lane) {
       std::string op = "FMA_IMUL_v4i8_rep src0=0 src1=1 lane1=" + std::to_string(lane);
@@ -899,6 +916,7 @@ const std::initializer_list<RoundTrip> kIntegerRoundTrips = {
     FMA_RT("FMA_IMUL_i32_h", "FMA_IMUL_i32_h src0=0 src1=1 lane1=1 extend=1",
            "*IMUL.i32.sext r4:t0, r1, r2.h1"),
     FMA_RT("FMA_IMUL_i32_b", "FMA_IMUL_i32_b src0=0 src1=1 lane1=2", "*IMUL.i32.zext r4:t0, r1, r2.b2"),
+    FMA_RT("FMA_IDP_v4i8", "*IDP.v4i8 src0=0 src1=1 sign1=1", "*IDP.v4i8 r4:t0, r1.zext, r2.sext"),
     FMA_RT("FMA_IMUL_v4i8_rep", "FMA_IMUL_v4i8_rep src0=0 src1=1 lane1=3", "*IMUL.v4i8 r4:t0, r1, r2.b3333"),
     ADD_RT("ADD_IADD_v2s16_rep", "ADD_IADD_v2s16_rep src0=0 src1=1 lanes1=1",
            "+IADD.v2s16 r5:t1, r1, r2.h11"),
