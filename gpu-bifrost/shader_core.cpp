@@ -141,6 +141,7 @@ QuadExec::QuadExec(const QuadLaunch& l, ShaderMemory& mem, ShaderCache& cache, C
     t.tls = {l.tls_base[i], l.tls_size};
     t.ubo_table = l.ubo_table;
     t.ubo_count = l.ubo_count;
+    t.quad = th_->data();
     std::copy(l.regs[i].begin(), l.regs[i].end(), t.s.R);
     pc_[i] = l.entry;
   }
@@ -212,11 +213,15 @@ QuadExec::Status QuadExec::step() {
   for (unsigned ti = 0; ti < c.tuple_count; ++ti) {
     const DecodedTuple& t = c.tuples[ti];
     ++res_.tuples;
+    // Ports read the registers before the previous tuple's writes land, in every lane before any lane executes:
+    // a cross-lane op (+CLPER_V6) reads another lane's port value of this tuple.
+    for (unsigned i = 0; i < kQuadLanes; ++i) {
+      gen::State& s = th[i].s;
+      for (unsigned p = 0; p < 3; ++p) s.PORT[p] = t.port_read[p] ? s.R[t.port_reg[p] & 63] : 0;
+    }
     for (unsigned i = 0; i < kQuadLanes; ++i) {
       if (!(mask >> i & 1)) continue;
       gen::State& s = th[i].s;
-      // Ports read the registers before the previous tuple's writes land.
-      for (unsigned p = 0; p < 3; ++p) s.PORT[p] = t.port_read[p] ? s.R[t.port_reg[p] & 63] : 0;
       if (ti > 0) commit_writes(s, c.tuples[ti - 1], fma_out[i], add_out[i]);
       s.FAU = fau_word(t, launch_, i);
       s.STAGE = 0;

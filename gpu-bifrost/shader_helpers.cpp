@@ -2,6 +2,7 @@
 // (cpu-dbt/fp, bit-exact and host-FP-state free) and global memory through the GPU MMU.
 #include "cpu-dbt/fp/arm_fp.h"
 #include "gpu-bifrost/mali_regs.h"
+#include "gpu-bifrost/shader_core.h"
 #include "gpu-bifrost/shader_thread.h"
 
 namespace vplat::gen::bifrost {
@@ -118,6 +119,12 @@ void store_global32(State& s, uint64_t addr, uint64_t value) {
   uint32_t v = static_cast<uint32_t>(value);
   if (!t.mmu || !t.mmu->write(t.as, addr, &v, 4, t.mmu_fault))
     s.FAULT = t.mmu_fault.exception ? t.mmu_fault.exception : vplat::gpu::exc::JOB_BUS_FAULT;
+}
+
+uint64_t quad_port(State& s, uint64_t sel, uint64_t lane) {
+  auto& t = vplat::gpu::bifrost::thread_of(s);
+  if (!t.quad || sel > 2) return 0;
+  return t.quad[lane & (vplat::gpu::bifrost::kQuadLanes - 1)].s.PORT[sel];
 }
 
 } // namespace vplat::gen::bifrost

@@ -23,6 +23,7 @@ struct ShaderThread {
   SegmentWindow tls;  // this thread's own stack
   uint64_t ubo_table = 0; // GPU address of the job's uniform-buffer descriptors (8 bytes each)
   uint32_t ubo_count = 0;
+  ShaderThread* quad = nullptr; // lane 0 of this thread's quad (cross-lane ops read the other lanes)
 };
 static_assert(std::is_standard_layout_v<ShaderThread>, "thread_of relies on State being the first member");
 

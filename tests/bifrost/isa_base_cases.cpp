@@ -58,8 +58,13 @@ void add_base_cases(CaseMap& c) {
       for (unsigned rt = 0; rt < 3; ++rt) {
         unsigned neg0 = cmpf == 2, abs1 = cmpf == 5;
         char op[128];
-        std::snprintf(op, sizeof op, "*FCMP.f32 src0=0 src1=1 cmpf=%u result_type=%u neg0=%u abs1=%u", cmpf,
-                      rt, neg0, abs1);
+        // m1 (result type 2) has its own pattern, FMA_FCMP_f32_m1 (fma.adl).
+        if (rt == 2)
+          std::snprintf(op, sizeof op, "FMA_FCMP_f32_m1 src0=0 src1=1 cmpf=%u neg0=%u abs1=%u", cmpf, neg0,
+                        abs1);
+        else
+          std::snprintf(op, sizeof op, "*FCMP.f32 src0=0 src1=1 cmpf=%u result_type=%u neg0=%u abs1=%u", cmpf,
+                        rt, neg0, abs1);
         if (!fma_case(
                 op, {kFcmpA, kFcmpB, kF3},
                 [&](unsigned l) {
@@ -430,7 +435,7 @@ const std::initializer_list<RoundTrip> kBaseRoundTrips = {
      "ds(0u) eos \n{\n*FADD.f32.rtp r4:t0, r1.neg, r2.abs\n+NOP t1\n}\n"},
     {"ADD_FADD_f32", "tuple p0=r1 p1=r2 ; *NOP ; +FADD.f32 src0=0 src1=1 abs0=1 neg1=1 clamp=2 ; add->r5",
      "ds(0u) eos \n{\n*NOP t0\n+FADD.f32.clamp_m1_1 r5:t1, r1.abs, r2.neg\n}\n"},
-    {"FMA_FCMP_f32", "tuple p0=r1 p1=r2 ; *FCMP.f32 src0=0 src1=1 cmpf=5 result_type=2 ; +NOP ; fma->r4",
+    {"FMA_FCMP_f32_m1", "tuple p0=r1 p1=r2 ; FMA_FCMP_f32_m1 src0=0 src1=1 cmpf=5 ; +NOP ; fma->r4",
      "ds(0u) eos \n{\n*FCMP.f32.le.m1 r4:t0, r1, r2\n+NOP t1\n}\n"},
     {"FMA_CSEL_i32",
      "tuple p0=r1 p1=r2 p2=r3 fau=u2 ; *CSEL.i32 src0=0 src1=1 src2=2 src3=5 ; +NOP ; fma->r4",
