@@ -48,6 +48,11 @@ public:
     return jm_.mmu_.write(as_, va, src, len, ignored);
   }
   uint32_t fault_status() const override { return status_; }
+  uint8_t* page_pointer(uint64_t va, Access access) override {
+    std::lock_guard lock(jm_.mmu_mutex_);
+    MmuFault ignored;
+    return jm_.mmu_.host_pointer(as_, va & ~uint64_t{0xfff}, 0x1000, access, ignored);
+  }
   uint64_t fault_address() const override { return address_; }
   std::optional<MmuFault> take_unreported_fault() override {
     auto f = unreported_;

@@ -1,5 +1,6 @@
 #include "gpu-bifrost/shader_core.h"
 #include "gpu-bifrost/shader_thread.h"
+#include "gpu-bifrost/mali_regs.h"
 #include "bifrost_isa.h"
 #include <algorithm>
 
@@ -11,9 +12,9 @@ namespace gen = vplat::gen::bifrost;
 
 namespace {
 
-bool read_qword(GpuMmu& mmu, unsigned as, uint64_t addr, uint64_t& lo, uint64_t& hi, MmuFault& fault) {
+bool read_qword(ShaderMemory& mem, unsigned as, uint64_t addr, uint64_t& lo, uint64_t& hi, MmuFault& fault) {
   uint64_t q[2];
-  if (!mmu.read(as, addr, q, 16, fault, Access::Execute)) return false;
+  if (!mem.read(as, addr, q, 16, fault, Access::Execute)) return false;
   lo = q[0];
   hi = q[1];
   return true;
@@ -21,49 +22,61 @@ bool read_qword(GpuMmu& mmu, unsigned as, uint64_t addr, uint64_t& lo, uint64_t&
 
 } // namespace
 
-std::shared_ptr<const DecodedClause> ShaderCache::get(GpuMmu& mmu, unsigned as, uint64_t address, MmuFault& fault) {
-  std::lock_guard<std::mutex> lock(mu_);
+std::shared_ptr<const DecodedClause> ShaderCache::get(ShaderMemory& mem, unsigned as, uint64_t address,
+                                                       MmuFault& fault) {
   auto key = std::make_pair(as, address);
-  auto it = entries_.find(key);
-  if (it != entries_.end()) {
-    Entry& e = it->second;
-    if (e.epoch == epoch_) {
-      ++stats_.hits;
-      return e.clause;
+  std::shared_ptr<const DecodedClause> known;
+  std::vector<uint64_t> known_raw;
+  uint64_t epoch;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    epoch = epoch_;
+    auto it = entries_.find(key);
+    if (it != entries_.end()) {
+      Entry& e = it->second;
+      if (e.epoch == epoch_) {
+        ++stats_.hits;
+        return e.clause;
+      }
+      ++stats_.revalidations;
+      known = e.clause;
+      known_raw = e.raw;
     }
-    // First use in this job: the bytes must still be those it was decoded from.
-    ++stats_.revalidations;
+  }
+  // First use in this job: the bytes must still be those it was decoded from.
+  if (known) {
     bool same = true;
-    for (size_t i = 0; i < e.raw.size() / 2 && same; ++i) {
+    for (size_t i = 0; i < known_raw.size() / 2 && same; ++i) {
       uint64_t lo = 0, hi = 0;
-      if (!read_qword(mmu, as, address + 16 * i, lo, hi, fault)) return nullptr;
-      same = lo == e.raw[2 * i] && hi == e.raw[2 * i + 1];
+      if (!read_qword(mem, as, address + 16 * i, lo, hi, fault)) return nullptr;
+      same = lo == known_raw[2 * i] && hi == known_raw[2 * i + 1];
     }
     if (same) {
-      e.epoch = epoch_;
-      return e.clause;
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = entries_.find(key);
+      if (it != entries_.end() && it->second.clause == known) it->second.epoch = std::max(it->second.epoch, epoch);
+      return known;
     }
-    entries_.erase(it);
   }
-  ++stats_.decodes;
   auto c = std::make_shared<DecodedClause>();
   std::vector<uint64_t> raw;
   bool ok = decode_clause(
       address,
       [&](uint64_t a, uint64_t& lo, uint64_t& hi) {
-        if (!read_qword(mmu, as, a, lo, hi, fault)) return false;
+        if (!read_qword(mem, as, a, lo, hi, fault)) return false;
         raw.push_back(lo);
         raw.push_back(hi);
         return true;
       },
       *c);
   if (!ok) return nullptr;
+  std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.decodes;
   if (entries_.size() >= kMaxEntries) entries_.clear();
-  Entry e;
+  Entry& e = entries_[key];
   e.clause = c;
   e.raw = std::move(raw);
-  e.epoch = epoch_;
-  entries_[key] = std::move(e);
+  e.epoch = epoch;
   return c;
 }
 
@@ -117,12 +130,12 @@ uint64_t fau_word(const DecodedTuple& t, const QuadLaunch& l, unsigned lane) {
 
 } // namespace
 
-QuadExec::QuadExec(const QuadLaunch& l, GpuMmu& mmu, ShaderCache& cache)
-    : launch_(l), mmu_(mmu), cache_(cache), th_(std::make_unique<std::array<ShaderThread, kQuadLanes>>()) {
+QuadExec::QuadExec(const QuadLaunch& l, ShaderMemory& mem, ShaderCache& cache, ClauseMemo* memo)
+    : launch_(l), mem_(mem), cache_(cache), memo_(memo), th_(std::make_unique<std::array<ShaderThread, kQuadLanes>>()) {
   live_ = l.active & 0xf;
   for (unsigned i = 0; i < kQuadLanes; ++i) {
     ShaderThread& t = (*th_)[i];
-    t.mmu = &mmu_;
+    t.mmu = &mem_;
     t.as = l.as;
     t.wls = {l.wls_base, l.wls_size};
     t.tls = {l.tls_base[i], l.tls_size};
@@ -137,7 +150,7 @@ QuadExec::QuadExec(const QuadLaunch& l, GpuMmu& mmu, ShaderCache& cache)
 
 QuadExec::~QuadExec() = default;
 QuadExec::QuadExec(QuadExec&& o) noexcept
-    : launch_(o.launch_), mmu_(o.mmu_), cache_(o.cache_), th_(std::move(o.th_)), pc_(o.pc_), live_(o.live_),
+    : launch_(o.launch_), mem_(o.mem_), cache_(o.cache_), memo_(o.memo_), th_(std::move(o.th_)), pc_(o.pc_), live_(o.live_),
       status_(o.status_), res_(std::move(o.res_)) {}
 
 QuadResult QuadExec::result() const {
@@ -172,11 +185,16 @@ QuadExec::Status QuadExec::step() {
   for (unsigned i = 0; i < kQuadLanes; ++i)
     if ((live_ >> i & 1) && pc_[i] == at) mask |= static_cast<uint8_t>(1u << i);
 
-  MmuFault mf;
-  auto clause = cache_.get(mmu_, launch_.as, at, mf);
+  const DecodedClause* clause = memo_ ? memo_->find(launch_.as, at) : nullptr;
+  std::shared_ptr<const DecodedClause> held;
   if (!clause) {
-    res_.mmu_fault = mf;
-    return fail(mf.exception ? mf.exception : kInstrInvalidPc, at, "clause fetch failed");
+    MmuFault mf;
+    held = cache_.get(mem_, launch_.as, at, mf);
+    if (!held) {
+      res_.mmu_fault = mf;
+      return fail(mf.exception ? mf.exception : kInstrInvalidPc, at, "clause fetch failed");
+    }
+    clause = memo_ ? memo_->add(launch_.as, at, held) : held.get();
   }
   const DecodedClause& c = *clause;
   if (c.exception) return fail(c.exception, at, c.error);
@@ -244,7 +262,7 @@ QuadExec::Status QuadExec::step() {
 }
 
 QuadResult ShaderCore::run_quad(const QuadLaunch& l) {
-  QuadExec q(l, mmu_, cache_);
+  QuadExec q(l, mem_, cache_, memo_.get());
   for (;;) {
     auto st = q.step();
     if (st == QuadExec::Status::AtBarrier) q.release_barrier();
@@ -260,6 +278,7 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
     QuadLaunch l;
     l.entry = wg.entry;
     l.as = wg.as;
+    l.max_clauses = wg.max_clauses;
     l.uniforms = wg.uniforms;
     l.uniform_count = wg.uniform_count;
     l.active = 0;
@@ -275,17 +294,18 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
       uint32_t y = static_cast<uint32_t>(t / wg.size[0] % wg.size[1]);
       uint32_t z = static_cast<uint32_t>(t / (uint64_t(wg.size[0]) * wg.size[1]));
       auto& r = l.regs[lane];
-      r[55] = (x & 0xffff) | (y << 16);
-      r[56] = z;
+      auto want = [&](unsigned bit) { return (wg.preload >> bit & 1) != 0; };
+      if (want(7)) r[55] = (x & 0xffff) | (y << 16);
+      if (want(8)) r[56] = z;
       for (unsigned d = 0; d < 3; ++d) {
-        r[57 + d] = wg.id[d];
+        if (want(9 + d)) r[57 + d] = wg.id[d];
         uint32_t local = d == 0 ? x : d == 1 ? y : z;
-        r[60 + d] = wg.id[d] * wg.size[d] + local;
+        if (want(12 + d)) r[60 + d] = wg.id[d] * wg.size[d] + local;
       }
       l.tls_base[lane] = wg.mem.tls_base + t * wg.mem.tls_size;
       l.active |= static_cast<uint8_t>(1u << lane);
     }
-    quads.emplace_back(l, mmu_, cache_);
+    quads.emplace_back(l, mem_, cache_, memo_.get());
   }
   QuadResult total;
   auto add_counts = [&](const QuadResult& q) {
@@ -294,6 +314,13 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
     total.lane_instructions += q.lane_instructions;
   };
   for (bool running = true; running;) {
+    if (wg.stop && wg.stop()) {
+      for (auto& o : quads) add_counts(o.result());
+      total.status = QuadResult::Status::Fault;
+      total.exception = exc::TERMINATED;
+      total.error = "stopped";
+      return total;
+    }
     running = false;
     bool waiting = false;
     for (auto& q : quads) {

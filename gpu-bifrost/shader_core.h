@@ -8,21 +8,25 @@
 //    reconverges at its target and a loop's exited lanes wait at the exit until the others leave the loop; when
 //    all lanes agree the quad runs as one (warp-level branch). This is the behaviour the header's reconvergence
 //    flags describe for the code Mesa emits (it does not model the flags themselves).
-//  - Memory goes through GpuMmu (its faults end the run with the MMU's fault, like the hardware's job fault);
+//  - Memory goes through a ShaderMemory (shader_memory.h: the GpuMmu directly, or a compute job's view of it; its faults end the run with the MMU's fault, like the hardware's job fault);
 //    an encoding the description does not know raises INSTR_INVALID_ENC (0x51), an unreadable or misaligned
 //    clause address INSTR_INVALID_PC (0x50) or the MMU fault. Nothing here can touch host memory.
 //  - Clauses are decoded once per (address space, address) into a ShaderCache; begin_job() makes entries
 //    re-check their bytes the first time a new job uses them, so rewritten shader memory is never stale.
-// A JobManager (gpu-bifrost/job_manager, another engineer's work) calls run_workgroup()/run_quad().
+// ComputeCores (compute_cores.h) runs a compute job's workgroups with run_workgroup(), one ShaderCore per host thread.
 #pragma once
 #include "gpu-bifrost/bifrost_clause.h"
 #include "gpu-bifrost/gpu_mmu.h"
+#include "gpu-bifrost/shader_memory.h"
+#include <atomic>
+#include <functional>
 #include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 namespace vplat::gpu::bifrost {
@@ -32,10 +36,15 @@ constexpr unsigned kNumRegs = 64;
 
 class ShaderCache {
 public:
-  // The decoded clause at `address` in address space `as`, reading it through `mmu` when it is not cached
-  // (or not yet re-validated in this job). nullptr with `fault` filled when the clause cannot be read.
-  std::shared_ptr<const DecodedClause> get(GpuMmu& mmu, unsigned as, uint64_t address, MmuFault& fault);
-  void begin_job() { ++epoch_; }
+  // The decoded clause at `address` in address space `as`, reading it through `mem` when it is not cached
+  // (or not yet re-validated in this job). nullptr with `fault` filled when the clause cannot be read. Safe to
+  // call from several host threads; memory is read without holding the cache's lock (a read may stall on an
+  // MMU fault for as long as the guest's driver takes).
+  std::shared_ptr<const DecodedClause> get(ShaderMemory& mem, unsigned as, uint64_t address, MmuFault& fault);
+  void begin_job() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++epoch_;
+  }
   void clear();
   struct Stats {
     uint64_t hits = 0, decodes = 0, revalidations = 0;
@@ -103,11 +112,35 @@ struct QuadResult {
 
 struct ShaderThread;
 
+// One host thread's index of the clauses it has used in the current job, in front of the shared ShaderCache: a
+// hit takes no lock and touches no reference count that other host threads also touch. Valid for one job (the
+// shared cache re-validates its entries once per job; clear() at the start of the next).
+class ClauseMemo {
+public:
+  const DecodedClause* find(unsigned as, uint64_t address) const {
+    auto it = map_.find(key(as, address));
+    return it == map_.end() ? nullptr : it->second.get();
+  }
+  const DecodedClause* add(unsigned as, uint64_t address, std::shared_ptr<const DecodedClause> c) {
+    if (map_.size() >= ShaderCache::kMaxEntries) map_.clear();
+    const DecodedClause* p = c.get();
+    map_[key(as, address)] = std::move(c);
+    return p;
+  }
+  void clear() { map_.clear(); }
+
+private:
+  // GPU virtual addresses have 48 bits; the address space goes above them.
+  static uint64_t key(unsigned as, uint64_t address) { return address ^ (uint64_t{as} << 56); }
+  std::unordered_map<uint64_t, std::shared_ptr<const DecodedClause>> map_;
+};
+
 // One quad's execution, resumable one clause at a time, so a workgroup can interleave its quads (and, later,
 // park them at a barrier until all arrive).
 class QuadExec {
 public:
-  QuadExec(const QuadLaunch& launch, GpuMmu& mmu, ShaderCache& cache);
+  // `memo`, when given, is consulted before `cache` (see ClauseMemo).
+  QuadExec(const QuadLaunch& launch, ShaderMemory& mem, ShaderCache& cache, ClauseMemo* memo = nullptr);
   ~QuadExec();
   QuadExec(QuadExec&&) noexcept;
   QuadExec& operator=(QuadExec&&) = delete;
@@ -124,8 +157,9 @@ public:
 
 private:
   QuadLaunch launch_;
-  GpuMmu& mmu_;
+  ShaderMemory& mem_;
   ShaderCache& cache_;
+  ClauseMemo* memo_;
   std::unique_ptr<std::array<ShaderThread, kQuadLanes>> th_;
   std::array<uint64_t, kQuadLanes> pc_{};
   uint8_t live_ = 0;
@@ -136,13 +170,18 @@ private:
 
 class ShaderCore {
 public:
-  ShaderCore(GpuMmu& mmu, ShaderCache& cache) : mmu_(mmu), cache_(cache) {}
+  ShaderCore(GpuMmu& mmu, ShaderCache& cache)
+      : owned_mem_(std::make_unique<MmuShaderMemory>(mmu)), mem_(*owned_mem_), cache_(cache) {}
+  // One host thread's core for a compute job: memory through `mem`, clauses through a ClauseMemo of its own.
+  ShaderCore(ShaderMemory& mem, ShaderCache& cache) : mem_(mem), cache_(cache), memo_(std::make_unique<ClauseMemo>()) {}
   // A lone quad: a barrier releases at once (the quad is the whole workgroup).
   QuadResult run_quad(const QuadLaunch& launch);
 
   // Compute dispatch of one workgroup: threads are numbered x fastest, packed into quads; each thread gets
-  // Mesa's compute preload registers (pan_shader.h): r55 = local id x | y << 16, r56 = local id z,
-  // r57..r59 = workgroup id, r60..r62 = global id. The quads run interleaved, one clause each in turn; a quad
+  // the compute preload registers `preload` asks for (Renderer State "Compute Preload" bits; the register of
+  // each is Mesa's, pan_shader.h / bifrost_compile.c): bit 7 r55 = local id x | y << 16, bit 8 r56 = local id
+  // z, bits 9..11 r57..r59 = workgroup id x/y/z, bits 12..14 r60..r62 = global id x/y/z. Registers not asked
+  // for start at 0. (Bit 6, "PC", is not modelled: Mesa never sets it for compute.) The quads run interleaved, one clause each in turn; a quad
   // that executes +BARRIER waits until every quad that has not ended is waiting too. The workgroup stops at the
   // first fault.
   struct Workgroup {
@@ -152,14 +191,26 @@ public:
     unsigned uniform_count = 0;
     std::array<uint32_t, 3> size{1, 1, 1}, id{0, 0, 0};
     MemorySegments mem;
+    uint32_t preload = kPreloadAll;
+    uint64_t max_clauses = 1u << 22; // per quad, see QuadLaunch
+    // Polled between rounds of quad steps: true ends the workgroup with exception TERMINATED.
+    std::function<bool()> stop;
   };
+  static constexpr uint32_t kPreloadAll = 0xffu << 7;
   // The result's counters cover all quads; on a fault it describes the faulting quad (registers included),
   // otherwise its registers are unused.
   QuadResult run_workgroup(const Workgroup& wg);
 
+  // Forget the clauses this core's memo holds (a new job begins).
+  void begin_job() {
+    if (memo_) memo_->clear();
+  }
+
 private:
-  GpuMmu& mmu_;
+  std::unique_ptr<MmuShaderMemory> owned_mem_;
+  ShaderMemory& mem_;
   ShaderCache& cache_;
+  std::unique_ptr<ClauseMemo> memo_; // only for a compute job's cores (tests rewrite code between runs)
 };
 
 } // namespace vplat::gpu::bifrost

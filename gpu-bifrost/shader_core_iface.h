@@ -25,6 +25,16 @@ public:
   virtual bool write(uint64_t va, const void* src, size_t len) = 0;
   // Why the last failed access failed (an exc:: code), 0 when none has.
   virtual uint32_t fault_status() const = 0;
+  // The shader cores' fast path: the host address of the guest RAM page holding `va` when the job's address
+  // space maps it for `access` (and it is RAM), else nullptr; never stalls, records no fault, and may be called
+  // from several host threads at once (read/write may not: the caller serialises those). A page obtained here
+  // stays valid host memory for the whole job; its translation is the one in force when it was obtained (the
+  // driver changes tables during a job only to add pages after a fault, or to disable the address space).
+  virtual uint8_t* page_pointer(uint64_t va, Access access) {
+    (void)va;
+    (void)access;
+    return nullptr;
+  }
 };
 
 struct UniformBuffer {

@@ -4,6 +4,7 @@
 #pragma once
 #include "bifrost_isa.h"
 #include "gpu-bifrost/gpu_mmu.h"
+#include "gpu-bifrost/shader_memory.h"
 #include <type_traits>
 
 namespace vplat::gpu::bifrost {
@@ -15,7 +16,7 @@ struct SegmentWindow {
 
 struct ShaderThread {
   vplat::gen::bifrost::State s{};
-  GpuMmu* mmu = nullptr;
+  ShaderMemory* mmu = nullptr; // GPU memory as this thread sees it (through the MMU; see shader_memory.h)
   unsigned as = 0;
   MmuFault mmu_fault; // the last failed access
   SegmentWindow wls;  // this thread's workgroup's shared memory

@@ -31,6 +31,8 @@ std::string help_text() {
          "  --smp N             number of CPUs (1..6, default 1)\n"
          "  --memory SIZE       guest RAM, e.g. 2G or 512M (default 2G)\n"
          "  --gpu-cores N       Mali-G71 shader cores (1..32, default 8)\n"
+         "  --gpu-threads N     host threads that run GPU compute workgroups (1..64; default 2,\n"
+         "                      or 1 on a single-thread host); results do not depend on N\n"
          "  --no-gpu            no Mali-G71 (no device, no device-tree node)\n"
          "Guest images:\n"
          "  --kernel FILE       Linux arm64 Image (raw or gzip)\n"
@@ -67,7 +69,7 @@ std::optional<unsigned long> parse_uint(const std::string& t) {
 
 std::optional<Options> parse_options(const std::vector<std::string>& args, std::string& error) {
   Options o;
-  bool gpu_cores_given = false;
+  bool gpu_cores_given = false, gpu_threads_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     std::string inline_value;
@@ -154,6 +156,15 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
       }
       o.gpu_cores = static_cast<unsigned>(*n);
       gpu_cores_given = true;
+    } else if (a == "--gpu-threads") {
+      if (!value(v)) return std::nullopt;
+      auto n = parse_uint(v);
+      if (!n || *n < 1 || *n > 64) {
+        error = "--gpu-threads needs a host thread count from 1 to 64, not '" + v + "'";
+        return std::nullopt;
+      }
+      o.gpu_threads = static_cast<unsigned>(*n);
+      gpu_threads_given = true;
     } else if (a == "--gdb") {
       if (!value(v)) return std::nullopt;
       auto n = parse_uint(v);
@@ -170,6 +181,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
   // Both together are a contradiction; saying so beats silently ignoring one of them.
   if (gpu_cores_given && !o.gpu) {
     error = "--gpu-cores and --no-gpu contradict each other";
+    return std::nullopt;
+  }
+  if (gpu_threads_given && !o.gpu) {
+    error = "--gpu-threads and --no-gpu contradict each other";
     return std::nullopt;
   }
   if (o.gdb_wait && !o.gdb_port) {

@@ -16,6 +16,7 @@ struct Options {
   bool gdb_wait = false;
   bool gpu = true;           // --no-gpu: no Mali-G71 device and no device-tree node
   unsigned gpu_cores = 8;    // --gpu-cores N: shader cores (SHADER_PRESENT = (1 << N) - 1)
+  unsigned gpu_threads = 0;  // --gpu-threads N: host threads compute workgroups run on (0: the default)
   bool trace_gpu_regs = false; // --trace gpu-regs
   std::string trace_file;       // --trace-file FILE (default: stderr)
   bool help = false, version = false;

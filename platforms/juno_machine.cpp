@@ -73,6 +73,13 @@ bool JunoMachine::load(std::string& error) {
       }
       // TIMESTAMP counts the system counter, as the CPUs' CNTPCT does (panfrost reports both with one frequency).
       gpu_->set_clock(&clock_);
+      {
+        gpu::bifrost::ComputeCores::Config cc;
+        cc.host_threads = options_.gpu_threads ? options_.gpu_threads : gpu::bifrost::ComputeCores::default_host_threads();
+        cc.shader_cores = options_.gpu_cores;
+        compute_ = std::make_unique<gpu::bifrost::ComputeCores>(cc);
+        gpu_->set_shader_core(compute_.get());
+      }
       if (options_.trace_gpu_regs) {
         if (!trace_) {
           trace_ = options_.trace_file.empty() ? stderr : std::fopen(options_.trace_file.c_str(), "w");

@@ -11,6 +11,7 @@
 #include "devices/pl011.h"
 #include "devices/pl031.h"
 #include "devices/virtio_blk.h"
+#include "gpu-bifrost/compute_cores.h"
 #include "gpu-bifrost/mali_g71.h"
 #include "platforms/cli.h"
 #include "platforms/console.h"
@@ -89,6 +90,9 @@ private:
   std::unique_ptr<dev::Pl011> uart_;
   std::unique_ptr<dev::Pl031> rtc_;
   std::unique_ptr<dev::VirtioBlk> disk_;
+  // The shader cores compute jobs run on; declared before the GPU, so the GPU (whose job manager may be inside
+  // them) goes first.
+  std::unique_ptr<gpu::bifrost::ComputeCores> compute_;
   std::unique_ptr<gpu::MaliG71> gpu_;
   std::vector<std::unique_ptr<dev::GenericTimer>> timers_;
   std::vector<std::unique_ptr<cpu::Core>> cores_;

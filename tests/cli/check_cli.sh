@@ -38,9 +38,13 @@ check gpu-cores-text 2 1 --gpu-cores eight
 check gpu-cores-missing 2 1 --gpu-cores
 check gpu-cores-and-no-gpu 2 1 --no-gpu --gpu-cores 4
 check no-gpu-with-value 2 1 --no-gpu=yes
+check gpu-threads-zero 2 1 --gpu-threads 0
+check gpu-threads-65 2 1 --gpu-threads 65
+check gpu-threads-text 2 1 --gpu-threads two
+check gpu-threads-and-no-gpu 2 1 --no-gpu --gpu-threads 2
 check help-mentions-flags 0 0 --help
 "$vplat" --help | grep -q -- '--platform' && "$vplat" --help | grep -q -- '--smp' &&
-  "$vplat" --help | grep -q -- '--gpu-cores N' && "$vplat" --help | grep -q -- '--no-gpu' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL help text lacks flags"; }
+  "$vplat" --help | grep -q -- '--gpu-cores N' && "$vplat" --help | grep -q -- '--gpu-threads N' && "$vplat" --help | grep -q -- '--no-gpu' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL help text lacks flags"; }
 "$vplat" --version | grep -qE '^vplat [0-9]+\.[0-9]+\.[0-9]+$' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL version format"; }
 # --dump-dtb writes a blob that dtc (an independent parser) accepts without warnings.
 dtb=$(mktemp)

@@ -1,0 +1,266 @@
+#include "gpu-bifrost/compute_cores.h"
+#include "gpu-bifrost/mali_regs.h"
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace vplat::gpu::bifrost {
+
+namespace {
+
+constexpr uint64_t kPageSize = 4096;
+// How far past the oldest unfinished workgroup the host threads may run: bounds the bookkeeping of workgroups
+// that finished out of order.
+constexpr uint64_t kRunAhead = 256;
+// Waits for other workgroups poll the abort flag this often (it is set without a notification).
+constexpr auto kPoll = std::chrono::milliseconds(1);
+
+struct Outcome {
+  uint32_t status = exc::DONE;
+  uint64_t clauses = 0, tuples = 0, instructions = 0;
+};
+
+// The state one job's host threads share.
+class Dispatch {
+public:
+  Dispatch(const ComputeJob& job, GpuMemory& memory, const std::atomic<bool>& abort, unsigned cores)
+      : job(job), memory(memory), abort(abort), cores(cores) {
+    total = uint64_t{job.workgroups[0]} * job.workgroups[1] * job.workgroups[2];
+    limit = total;
+    if (job.wls_instances_log2 < 31 && job.wls_size_scale > 0) {
+      wls_instances = uint64_t{1} << job.wls_instances_log2;
+      wls_size = uint64_t{1} << (job.wls_size_scale - 1);
+    }
+  }
+
+  const ComputeJob& job;
+  GpuMemory& memory;
+  const std::atomic<bool>& abort;
+  const unsigned cores;
+  uint64_t total = 0;
+  uint64_t wls_instances = 0, wls_size = 0; // 0: no workgroup memory
+  std::atomic<uint64_t> limit{0};           // no workgroup at or above it needs to run (a lower one failed)
+
+  // The next workgroup for a host thread, or false when there is none.
+  bool take(uint64_t& w) {
+    std::unique_lock lock(m_);
+    for (;;) {
+      if (abort.load() || next_ >= limit.load()) return false;
+      if (next_ < retired_ + kRunAhead && !conflicts(next_)) break;
+      cv_.wait_for(lock, kPoll);
+    }
+    w = next_++;
+    in_flight_.push_back(w);
+    return true;
+  }
+
+  void finish(uint64_t w, const Outcome& o) {
+    std::lock_guard lock(m_);
+    in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), w));
+    if (o.status != exc::DONE && w < limit.load()) {
+      limit = w;
+      failure_ = o.status;
+    }
+    done_[w] = o;
+    while (!done_.empty() && done_.begin()->first == retired_) {
+      const Outcome& d = done_.begin()->second;
+      clauses += d.clauses;
+      tuples += d.tuples;
+      instructions += d.instructions;
+      done_.erase(done_.begin());
+      ++retired_;
+    }
+    cv_.notify_all();
+  }
+
+  // An access that the fast path cannot make, for workgroup w: runs `op` (a GpuMemory call, which may stall)
+  // once every lower workgroup has finished. False when w no longer matters (a lower workgroup failed, or the
+  // job is aborted) or when op fails.
+  template <class Op> bool slow(uint64_t w, Op op) {
+    {
+      std::unique_lock lock(m_);
+      while (retired_ != w && w < limit.load() && !abort.load()) cv_.wait_for(lock, kPoll);
+      if (w >= limit.load() || abort.load()) return false;
+    }
+    // Only the oldest unfinished workgroup gets here, so GpuMemory (not thread-safe) has one caller at a time.
+    return op();
+  }
+
+  uint32_t failure() const { return failure_; }
+  uint64_t clauses = 0, tuples = 0, instructions = 0; // of the retired workgroups
+
+private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  uint64_t next_ = 0, retired_ = 0;
+  std::vector<uint64_t> in_flight_;
+  std::map<uint64_t, Outcome> done_;
+  uint32_t failure_ = exc::DONE;
+
+  bool conflicts(uint64_t w) const {
+    for (uint64_t o : in_flight_) {
+      if (o % cores == w % cores) return true;
+      if (wls_instances && o % wls_instances == w % wls_instances) return true;
+    }
+    return false;
+  }
+};
+
+// One host thread's view of the job's memory: pages translated once (per kind of access) and accessed in guest
+// RAM directly; anything else through Dispatch::slow.
+class JobView final : public ShaderMemory {
+public:
+  explicit JobView(Dispatch& d) : d_(d) {}
+  uint64_t workgroup = 0;
+
+  bool read(unsigned, uint64_t va, void* dst, size_t len, MmuFault& fault, Access access) override {
+    auto* out = static_cast<uint8_t*>(dst);
+    while (len) {
+      size_t chunk = std::min<uint64_t>(len, kPageSize - (va & (kPageSize - 1)));
+      uint8_t* p = page(va, access);
+      if (!p) return slow(va, access, fault, [&] { return d_.memory.read(va, out, len, access); });
+      std::memcpy(out, p + (va & (kPageSize - 1)), chunk);
+      out += chunk;
+      va += chunk;
+      len -= chunk;
+    }
+    return true;
+  }
+  bool write(unsigned, uint64_t va, const void* src, size_t len, MmuFault& fault) override {
+    auto* in = static_cast<const uint8_t*>(src);
+    while (len) {
+      size_t chunk = std::min<uint64_t>(len, kPageSize - (va & (kPageSize - 1)));
+      uint8_t* p = page(va, Access::Write);
+      if (!p) return slow(va, Access::Write, fault, [&] { return d_.memory.write(va, in, len); });
+      std::memcpy(p + (va & (kPageSize - 1)), in, chunk);
+      in += chunk;
+      va += chunk;
+      len -= chunk;
+    }
+    return true;
+  }
+  uint8_t* host_pointer(unsigned, uint64_t va, size_t len, Access access, MmuFault& fault) override {
+    if ((va & (kPageSize - 1)) + len > kPageSize) {
+      fault = MmuFault{MmuFault::Kind::Bus, exc::JOB_BUS_FAULT, va, access, false};
+      return nullptr;
+    }
+    if (uint8_t* p = page(va, access)) return p + (va & (kPageSize - 1));
+    // Let the job's memory stall on the fault (a read with the atomic's access type), then translate again.
+    uint8_t probe[8];
+    if (!slow(va, access, fault, [&] { return d_.memory.read(va, probe, std::min(len, sizeof probe), access); })) return nullptr;
+    if (uint8_t* p = d_.memory.page_pointer(va, access)) return p + (va & (kPageSize - 1));
+    fault = MmuFault{MmuFault::Kind::Bus, exc::JOB_BUS_FAULT, va, access, false};
+    return nullptr;
+  }
+
+private:
+  struct Entry {
+    uint64_t tag = 0; // virtual page number + 1; 0 = empty
+    uint8_t* host = nullptr;
+  };
+  static constexpr unsigned kEntries = 64;
+  Dispatch& d_;
+  Entry cache_[4][kEntries] = {}; // by Access
+
+  uint8_t* page(uint64_t va, Access access) {
+    uint64_t vpn = va / kPageSize;
+    Entry& e = cache_[static_cast<unsigned>(access) & 3][vpn % kEntries];
+    if (e.tag == vpn + 1) return e.host;
+    uint8_t* p = d_.memory.page_pointer(va, access);
+    if (p) e = {vpn + 1, p};
+    return p;
+  }
+
+  template <class Op> bool slow(uint64_t va, Access access, MmuFault& fault, Op op) {
+    bool ok = d_.slow(workgroup, op);
+    // The driver may have changed the tables while the access stalled.
+    for (auto& kind : cache_)
+      for (auto& e : kind) e = {};
+    if (!ok) {
+      uint32_t code = d_.memory.fault_status();
+      fault = MmuFault{MmuFault::Kind::Mmu, code ? code : exc::TERMINATED, va, access, false};
+    }
+    return ok;
+  }
+};
+
+} // namespace
+
+ComputeCores::ComputeCores(const Config& config) : config_(config), pool_(std::max(1u, config.host_threads)) {
+  config_.shader_cores = std::max(1u, config_.shader_cores);
+}
+
+unsigned ComputeCores::default_host_threads() { return std::thread::hardware_concurrency() >= 2 ? 2 : 1; }
+
+ComputeCores::Stats ComputeCores::stats() const {
+  Stats s;
+  s.jobs = jobs_.load();
+  s.workgroups = workgroups_.load();
+  s.quad_clauses = clauses_.load();
+  s.quad_tuples = tuples_.load();
+  s.thread_instructions = instructions_.load();
+  return s;
+}
+
+ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory, const std::atomic<bool>& abort) {
+  ++jobs_;
+  uint64_t threads = uint64_t{job.local_size[0]} * job.local_size[1] * job.local_size[2];
+  // A workgroup larger than THREAD_MAX_WORKGROUP_SIZE cannot be scheduled; the model calls the job misconfigured.
+  if (threads > kMaxWorkgroupThreads) return {exc::JOB_CONFIG_FAULT, 0};
+  std::vector<uint64_t> push(job.push_uniform_words);
+  if (!push.empty() && !memory.read(job.push_uniforms_va, push.data(), push.size() * 8)) return {memory.fault_status(), 0};
+
+  cache_.begin_job();
+  Dispatch d(job, memory, abort, config_.shader_cores);
+  const uint64_t tls_size = job.tls_base ? uint64_t{16} << job.tls_size : 0;
+  const uint64_t nx = job.workgroups[0], ny = job.workgroups[1];
+
+  pool_.run([&](unsigned) {
+    JobView view(d);
+    bifrost::ShaderCore core(view, cache_);
+    uint64_t w;
+    while (d.take(w)) {
+      view.workgroup = w;
+      bifrost::ShaderCore::Workgroup wg;
+      wg.entry = job.shader_pc;
+      wg.as = job.as;
+      wg.uniforms = push.data();
+      wg.uniform_count = static_cast<unsigned>(push.size());
+      wg.size = {job.local_size[0], job.local_size[1], job.local_size[2]};
+      wg.id = {static_cast<uint32_t>(w % nx), static_cast<uint32_t>(w / nx % ny), static_cast<uint32_t>(w / (nx * ny))};
+      wg.preload = job.preload;
+      wg.max_clauses = config_.max_clauses_per_quad;
+      if (d.wls_instances) wg.mem.wls_base = job.wls_base + (w % d.wls_instances) * d.wls_size;
+      wg.mem.wls_size = d.wls_size;
+      wg.mem.tls_base = job.tls_base + (w % d.cores) * uint64_t{kThreadsPerCore} * tls_size;
+      wg.mem.tls_size = tls_size;
+      wg.mem.ubo_table = job.uniform_buffers_va;
+      wg.mem.ubo_count = job.uniform_buffer_count;
+      wg.stop = [&] { return abort.load() || w >= d.limit.load(); };
+      QuadResult r = core.run_workgroup(wg);
+      Outcome o;
+      o.clauses = r.clauses;
+      o.tuples = r.tuples;
+      o.instructions = r.lane_instructions;
+      if (r.status == QuadResult::Status::Timeout) o.status = exc::TERMINATED;
+      else if (r.status == QuadResult::Status::Fault) o.status = r.exception ? r.exception : exc::JOB_BUS_FAULT;
+      d.finish(w, o);
+    }
+  });
+
+  workgroups_ += d.total;
+  clauses_ += d.clauses;
+  tuples_ += d.tuples;
+  instructions_ += d.instructions;
+  if (abort.load()) return {exc::TERMINATED, 0};
+  if (d.failure() != exc::DONE) return {d.failure(), 0};
+  uint64_t issue = uint64_t{3} * config_.shader_cores;
+  return {exc::DONE, (d.tuples + d.clauses + issue - 1) / issue};
+}
+
+} // namespace vplat::gpu::bifrost

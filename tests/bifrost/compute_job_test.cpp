@@ -1,0 +1,440 @@
+// Complete compute jobs through the Mali-G71's registers and job manager, run on the Bifrost shader cores
+// (gpu-bifrost/compute_cores.h) with 1 and 2 host threads: each test builds what a driver builds (a job chain of
+// one Compute job with a packed Invocation, a Renderer State with preload bits and a push-uniform count, push
+// uniforms, a thread-storage descriptor, and a shader assembled with the test assembler), submits it on job slot
+// 1 the way panfrost does, and checks guest memory against a CPU reference computed here.
+//
+// Descriptor layouts: Mesa v6.xml ("Compute Job", "Invocation", "Draw", "Renderer State", "Preload", "Local
+// Storage"); invocation packing: ../shared/reference/mali-g71.md section 2 (each value minus 1 in ceil(log2)
+// bits, LSB first; thread group split = workgroups-x shift).
+#include "bifrost_asm.h"
+#include "gpu-bifrost/compute_cores.h"
+#include "mali_fixture.h"
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace gputest;
+using vplat::gpu::bifrost::ComputeCores;
+
+namespace {
+
+// Buffers and descriptors, as GPU virtual addresses (all mapped read-write to RAM from kDataPa on).
+constexpr uint64_t kJob = kGpuVa, kRsd = kGpuVa + 0x400, kTlsDesc = kGpuVa + 0x500, kPush = kGpuVa + 0x700;
+constexpr uint64_t kCode = kGpuVa + 0x1000;
+constexpr uint64_t kIn = kGpuVa + 0x10000, kIn2 = kGpuVa + 0x20000, kOut = kGpuVa + 0x30000;
+constexpr uint64_t kWls = kGpuVa + 0x80000, kStack = kGpuVa + 0x100000;
+constexpr unsigned kMappedPages = 0x300;
+// A GPU address no page maps (its level-3 table exists, as in a real address space with sparse buffers).
+constexpr uint64_t kUnmapped = kGpuVa + 0x400000;
+
+constexpr uint32_t kPreloadGlobalX = 1u << 12, kPreloadLocalXY = 1u << 7, kPreloadGroupX = 1u << 9;
+
+unsigned log2_ceil(uint32_t v) {
+  unsigned b = 0;
+  while ((uint64_t{1} << b) < v) ++b;
+  return b;
+}
+
+struct Dispatch {
+  uint32_t local[3] = {1, 1, 1}, groups[3] = {1, 1, 1};
+  uint32_t preload = 0;
+  std::vector<uint64_t> push;
+  std::vector<std::string> clauses;
+  uint32_t wls_bytes = 0; // per workgroup; 0 = none
+  uint32_t tls_bytes = 0; // per thread; 0 = none
+};
+
+class ComputeJobs : public MaliTest, public ::testing::WithParamInterface<unsigned> {
+protected:
+  std::unique_ptr<ComputeCores> cores;
+  uint64_t max_clauses = uint64_t{1} << 24;
+
+  void SetUp() override {
+    MaliTest::SetUp();
+    soft_reset();
+    unmask_all();
+    map_and_enable(0, kMappedPages);
+    pt->map(kUnmapped + 0x100000, kDataPa + 0x100000, kRw); // creates the tables around kUnmapped, not its page
+    clock.advance(1000);
+  }
+  void TearDown() override { gpu->set_shader_core(nullptr); }
+  void attach() {
+    ComputeCores::Config c;
+    c.host_threads = GetParam();
+    c.shader_cores = 8;
+    c.max_clauses_per_quad = max_clauses;
+    cores = std::make_unique<ComputeCores>(c);
+    gpu->set_shader_core(cores.get());
+  }
+
+  void put32(uint64_t va, uint32_t v) { ASSERT_TRUE(bus.copy_to(pa_of(va), &v, 4)); }
+  void put64(uint64_t va, uint64_t v) { ASSERT_TRUE(bus.copy_to(pa_of(va), &v, 8)); }
+  uint32_t get32(uint64_t va) { return ram32(bus, pa_of(va)); }
+
+  // Builds the job, submits it on slot 1 and lets the GPU run until nothing is pending.
+  void run(const Dispatch& d) {
+    prepare(d);
+    queue(1, kJob);
+    run_jobs();
+  }
+  // Writes the shader and the job's descriptors (and attaches the cores if no test did).
+  void prepare(const Dispatch& d) {
+    if (!cores) attach();
+    uint64_t at = kCode;
+    for (const auto& c : d.clauses) {
+      std::vector<uint64_t> words = bifrost_asm::assemble(c);
+      ASSERT_TRUE(bus.copy_to(pa_of(at), words.data(), words.size() * 8));
+      at += words.size() * 8;
+    }
+    // Invocation: size x/y/z then workgroups x/y/z, each minus 1 in ceil(log2(value)) bits, LSB first.
+    const uint32_t values[6] = {d.local[0], d.local[1], d.local[2], d.groups[0], d.groups[1], d.groups[2]};
+    uint32_t packed = 0, start[6] = {};
+    unsigned bit = 0;
+    for (unsigned i = 0; i < 6; ++i) {
+      start[i] = bit;
+      packed |= (values[i] - 1) << bit;
+      bit += log2_ceil(values[i]);
+    }
+    ASSERT_LE(bit, 32u);
+    uint32_t shifts = start[1] | start[2] << 5 | start[3] << 10 | start[4] << 16 | start[5] << 22 | start[3] << 28;
+    put_header(bus, pa_of(kJob), job::Compute, 1, 0);
+    put32(kJob + 32, packed);
+    put32(kJob + 36, shifts);
+    put64(kJob + 64 + 12 * 4, kPush);     // Draw: push uniforms
+    put64(kJob + 64 + 14 * 4, kRsd);      // Draw: state
+    put64(kJob + 64 + 28 * 4, kTlsDesc);  // Draw: thread storage
+    // Renderer State: the shader; Preload = the compute preload bits | uniform count (64-bit words) << 15.
+    put64(kRsd, kCode);
+    put32(kRsd + 16, 0);
+    put32(kRsd + 48, d.preload | static_cast<uint32_t>(d.push.size()) << 15);
+    for (size_t i = 0; i < d.push.size(); ++i) put64(kPush + 8 * i, d.push[i]);
+    // Local Storage, sized as Mesa's pan_emit_tls / panfrost_get_stack_shift do it.
+    uint32_t tls_shift = d.tls_bytes ? log2_ceil((d.tls_bytes + 15) / 16) : 0;
+    uint32_t instances = 1;
+    for (uint32_t g : d.groups) instances *= 1u << log2_ceil(g);
+    uint32_t wls_size = 1u << log2_ceil(std::max(d.wls_bytes, 128u));
+    put32(kTlsDesc, tls_shift);
+    put32(kTlsDesc + 4, d.wls_bytes ? log2_ceil(instances) | (log2_ceil(wls_size) + 1) << 8 : 31u);
+    put64(kTlsDesc + 8, d.tls_bytes ? kStack : 0);
+    put64(kTlsDesc + 16, d.wls_bytes ? kWls : 0);
+  }
+};
+
+uint32_t fbits(float f) {
+  uint32_t v;
+  std::memcpy(&v, &f, 4);
+  return v;
+}
+
+// r2 = rN << 2, for the store clause below.
+std::string times4(const std::string& reg) {
+  return "header flow=3\ntuple p0=" + reg + " fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +NOP ; fma->r2\n"
+         "const 0x2";
+}
+// Stores r<sr> at uniform <u> + r2 and ends the shader (buffers sit below 4 GiB).
+std::string store_at(unsigned u, unsigned sr) {
+  return "header sr=" + std::to_string(sr) + " msg=6\ntuple p0=r2 fau=u" + std::to_string(u) +
+         " ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\ntuple ; *NOP ; +STORE.i32 src0=7 src1=3 seg=1";
+}
+
+// out[i] = a[i] + b[i] (f32) over 7 workgroups of 16 threads; i = global invocation id x (r60).
+TEST_P(ComputeJobs, VectorAdd) {
+  constexpr unsigned n = 7 * 16;
+  std::vector<float> a(n), b(n);
+  for (unsigned i = 0; i < n; ++i) {
+    a[i] = 0.25f * i - 7.0f;
+    b[i] = 3.0f / (i + 1);
+    put32(kIn + 4 * i, fbits(a[i]));
+    put32(kIn2 + 4 * i, fbits(b[i]));
+    put32(kOut + 4 * i, 0xdeadbeef);
+  }
+  put32(kOut + 4 * n, 0xdeadbeef);
+  Dispatch d;
+  d.local[0] = 16;
+  d.groups[0] = 7;
+  d.preload = kPreloadGlobalX;
+  d.push = {kIn, kIn2, kOut};
+  d.clauses = {R"(
+header flow=3
+tuple p0=r60 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +NOP ; fma->r0
+tuple fau=u0 ; *NOP ; +IADD.s32 src0=6 src1=4 ; add->r1
+tuple p0=r0 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r2
+tuple p0=r0 fau=u2 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3
+const 0x2
+)",
+               "header flow=3 sr=10 msg=5\ntuple p0=r1 fau=u0 ; *NOP ; +LOAD.i32 src0=0 src1=5 seg=1",
+               "header flow=3 sr=11 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +LOAD.i32 src0=0 src1=5 seg=1", R"(
+header sr=12 msg=6
+tuple p0=r10 p1=r11 ; *FADD.f32 src0=0 src1=1 ; +NOP ; fma->r12
+tuple ; *NOP ; +NOP
+tuple p0=r3 fau=u0 ; *NOP ; +STORE.i32 src0=0 src1=5 seg=1
+)"};
+  run(d);
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
+  EXPECT_EQ(get32(kJob), exc::DONE);
+  EXPECT_EQ(rd(reg::JOB_INT_RAWSTAT), 1u << 1);
+  for (unsigned i = 0; i < n; ++i) EXPECT_EQ(get32(kOut + 4 * i), fbits(a[i] + b[i])) << i;
+  EXPECT_EQ(get32(kOut + 4 * n), 0xdeadbeefu);
+  auto s = cores->stats();
+  EXPECT_EQ(s.workgroups, 7u);
+  EXPECT_EQ(s.quad_clauses, 4u * n / 4);
+}
+
+// Counts r0 down to 0, one clause per iteration.
+const char* kSpinR0 = R"(
+header flow=1
+tuple p0=r0 fau=c1 ; *NOP ; +ISUB.s32 src0=0 src1=4 ; add->r0
+tuple fau=c0 ; *NOP ; +BRANCHZ.i32 src0=7 src2=5 eq=0
+const pchi 0
+const 0x1
+)";
+
+// Per-workgroup sums: each of the 8 threads puts in[global id] into WLS word (local id), all meet at a barrier,
+// then every thread adds the 8 words and writes the sum to out[global id]. The second quad arrives late (a
+// spin loop), so without the barrier the first would read words the second has not written yet (checked by
+// replacing +BARRIER with +NOP: the test then fails).
+TEST_P(ComputeJobs, ReductionThroughWlsWithBarrier) {
+  constexpr unsigned groups = 12, local = 8;
+  std::vector<uint32_t> in(groups * local);
+  for (unsigned i = 0; i < in.size(); ++i) {
+    in[i] = (i * 2654435761u) >> 8;
+    put32(kIn + 4 * i, in[i]);
+  }
+  // Stale data in the WLS area must not matter: every word is written before it is read.
+  for (unsigned i = 0; i < 0x1000; i += 4) put32(kWls + i, 0x55555555);
+  Dispatch d;
+  d.local[0] = local;
+  d.groups[0] = groups;
+  d.preload = kPreloadGlobalX | kPreloadLocalXY;
+  d.push = {kIn, kOut};
+  d.wls_bytes = 4 * local;
+  d.clauses = {times4("r60"),
+               "header flow=3 sr=10 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
+               "tuple ; *NOP ; +LOAD.i32 src0=7 src1=3 seg=1",
+               // Thread x first spins 8x + 3 times, so the second quad reaches the WLS store well after the first.
+               "header flow=3\ntuple p0=r55 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; "
+               "+IADD.s32 src0=3 src1=4 ; add->r0\nconst 0x3",
+               kSpinR0,
+               times4("r55"), "header flow=3 sr=10 msg=6\ntuple p0=r2 ; *NOP ; +STORE.i32 src0=0 src1=3 seg=2",
+               "header flow=3 msg=8\ntuple ; *NOP ; +BARRIER"};
+  for (unsigned i = 0; i < local; ++i)
+    d.clauses.push_back("header flow=3 sr=" + std::to_string(20 + i) +
+                        " msg=5\ntuple fau=c0 ; *NOP ; +LOAD.i32 src0=4 src1=3 seg=2\nconst " + std::to_string(4 * i));
+  std::string sum = "header flow=3\ntuple p0=r20 p1=r21 ; *NOP ; +IADD.s32 src0=0 src1=1\n";
+  for (unsigned i = 2; i < local; ++i)
+    sum += "tuple p0=r" + std::to_string(20 + i) + " ; *NOP ; +IADD.s32 src0=7 src1=0" +
+           (i + 1 == local ? " ; add->r30\n" : "\n");
+  d.clauses.push_back(sum);
+  d.clauses.push_back(times4("r60"));
+  d.clauses.push_back(store_at(1, 30));
+  run(d);
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
+  for (unsigned g = 0; g < groups; ++g) {
+    uint32_t want = 0;
+    for (unsigned i = 0; i < local; ++i) want += in[g * local + i];
+    for (unsigned i = 0; i < local; ++i) EXPECT_EQ(get32(kOut + 4 * (g * local + i)), want) << "workgroup " << g << " thread " << i;
+  }
+  // Each workgroup had its own WLS instance (Mesa's sizing: instances = next_pow2(12) = 16, 128 bytes each).
+  for (unsigned g = 0; g < groups; ++g)
+    for (unsigned i = 0; i < local; ++i) EXPECT_EQ(get32(kWls + 128 * g + 4 * i), in[g * local + i]);
+}
+
+// Per-thread stacks from the thread-storage descriptor: each thread stores its global id at TLS offset 8, loads
+// it back and stores it to out. 24 bytes of stack round up to 32 per thread (Mesa's sizing); thread t of
+// workgroup w uses slot (w mod 8 cores) * 384 + t of the allocation Mesa makes (per-thread size x 384 threads x 8
+// cores). An offset past the 32-byte window faults with INSTR_TLS_FAULT.
+TEST_P(ComputeJobs, ThreadStorageIsPerThread) {
+  constexpr unsigned local = 16, groups = 10, n = local * groups;
+  Dispatch d;
+  d.local[0] = local;
+  d.groups[0] = groups;
+  d.preload = kPreloadGlobalX;
+  d.push = {kOut};
+  d.tls_bytes = 24;
+  d.clauses = {"header flow=3 sr=60 msg=6\ntuple fau=c0 ; *NOP ; +STORE.i32 src0=4 src1=5 seg=7\nconst 0x8",
+               "header flow=3 sr=20 msg=5\ntuple fau=c0 ; *NOP ; +LOAD.i32 src0=4 src1=5 seg=7\nconst 0x8",
+               times4("r60"), store_at(0, 20)};
+  run(d);
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
+  for (unsigned g = 0; g < n; ++g) EXPECT_EQ(get32(kOut + 4 * g), g) << g;
+  // Workgroups 8 and 9 reuse the slots of cores 0 and 1 after workgroups 0 and 1.
+  for (unsigned w = 2; w < groups; ++w)
+    for (unsigned t = 0; t < local; ++t) EXPECT_EQ(get32(kStack + ((w % 8) * 384 + t) * 32 + 8), w * local + t);
+
+  wr(reg::JOB_INT_CLEAR, ~0u);
+  d.clauses[0] = "header flow=3 sr=60 msg=6\ntuple fau=c0 ; *NOP ; +STORE.i32 src0=4 src1=5 seg=7\nconst 0x20";
+  run(d);
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), 0x54u);
+  EXPECT_EQ(get32(kJob), 0x54u);
+}
+
+// Atomic histogram: every thread increments bucket in[i] (0..15) with ATOM_C1.ainc; 6 workgroups of 32 threads,
+// so workgroups on different host threads hit the same words at once.
+TEST_P(ComputeJobs, AtomicHistogram) {
+  constexpr unsigned n = 6 * 32, buckets = 16;
+  std::vector<uint32_t> want(buckets);
+  for (unsigned i = 0; i < n; ++i) {
+    uint32_t v = (i * 7 + i / 5) % buckets;
+    put32(kIn + 4 * i, v);
+    ++want[v];
+  }
+  for (unsigned b = 0; b < buckets; ++b) put32(kOut + 4 * b, 0);
+  Dispatch d;
+  d.local[0] = 32;
+  d.groups[0] = 6;
+  d.preload = kPreloadGlobalX;
+  d.push = {kIn, kOut};
+  d.clauses = {times4("r60"),
+               "header flow=3 sr=10 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
+               "tuple ; *NOP ; +LOAD.i32 src0=7 src1=3 seg=1",
+               times4("r10"),
+               "header flow=3\ntuple p0=r2 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\n"
+               "tuple fau=u1 ; *NOP ; +MOV.i32 src0=5 ; add->r1",
+               "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src1=0 src2=1"};
+  run(d);
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
+  for (unsigned b = 0; b < buckets; ++b) EXPECT_EQ(get32(kOut + 4 * b), want[b]) << "bucket " << b;
+}
+
+// A loop whose trip count differs per lane: thread g adds g, g-1, ..., 1 (g + 1 iterations, the last adding 0)
+// and stores the sum, so lanes of one quad leave the loop at different times and meet again at the store.
+TEST_P(ComputeJobs, DivergentLoop) {
+  constexpr unsigned n = 3 * 16;
+  for (unsigned i = 0; i < n; ++i) put32(kOut + 4 * i, 0xdeadbeef);
+  Dispatch d;
+  d.local[0] = 16;
+  d.groups[0] = 3;
+  d.preload = kPreloadGlobalX;
+  d.push = {kOut};
+  d.clauses = {"header flow=3\ntuple p0=r60 fau=c0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\nconst 0x1", R"(
+header flow=1
+tuple p0=r0 fau=c1 ; *NOP ; +ISUB.s32 src0=0 src1=4 ; add->r0
+tuple p0=r1 ; *NOP ; +IADD.s32 src0=0 src1=7 ; add->r1
+tuple p0=r0 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=0
+const pchi 0
+const 0x1
+)",
+               times4("r60"), store_at(0, 1)};
+  run(d);
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
+  for (unsigned g = 0; g < n; ++g) EXPECT_EQ(get32(kOut + 4 * g), g * (g + 1) / 2) << g;
+}
+
+// Every thread stores to an unmapped page (a different address per thread). The MMU fault is reported in AS 0's
+// registers for workgroup 0's first lane whatever the host thread count; the driver (panfrost's unhandled-fault
+// path) disables the AS, and the job ends with the translation fault. Nothing outside guest RAM is touched.
+TEST_P(ComputeJobs, BadAddressFaultsTheJob) {
+  Dispatch d;
+  d.local[0] = 8;
+  d.groups[0] = 4;
+  d.preload = kPreloadGlobalX;
+  d.push = {kUnmapped};
+  d.clauses = {times4("r60"), store_at(0, 60)};
+  run(d);
+  // The job is stalled on the fault; the guest sees the MMU interrupt.
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::ACTIVE);
+  ASSERT_EQ(rd(reg::MMU_INT_RAWSTAT), 1u);
+  EXPECT_EQ(rd(reg::as(0, reg::AS_FAULTSTATUS)), 0xc3u | (3u << 8)); // level-3 translation fault on a write
+  EXPECT_EQ(gpu->read(reg::as(0, reg::AS_FAULTADDRESS_LO), 8), kUnmapped);
+  wr(reg::MMU_INT_CLEAR, 1);
+  wr(reg::as(0, reg::AS_LOCKADDR_LO), 47);
+  wr(reg::as(0, reg::AS_LOCKADDR_HI), 0);
+  as_cmd(0, AS_CMD_LOCK);
+  as_cmd(0, AS_CMD_FLUSH_MEM);
+  wait_ready(0);
+  wr(reg::as(0, reg::AS_TRANSTAB_LO), 0);
+  wr(reg::as(0, reg::AS_TRANSTAB_HI), 0);
+  wr(reg::as(0, reg::AS_MEMATTR_LO), 0);
+  wr(reg::as(0, reg::AS_MEMATTR_HI), 0);
+  as_cmd(0, AS_CMD_UPDATE);
+  run_jobs();
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), 0xc3u);
+  EXPECT_EQ(rd(reg::JOB_INT_RAWSTAT), 1u << 17);
+  EXPECT_EQ(rd(reg::JOB_INT_JS_STATE), 0u);
+  EXPECT_EQ(gpu->read(reg::js(1, reg::JS_HEAD_LO), 8), kJob);
+}
+
+// The same fault fixed by the driver (a growable-heap style fix: map the page, FLUSH_PT): the job resumes and
+// completes, with every thread's store in place.
+TEST_P(ComputeJobs, FaultFixedByTheDriverResumes) {
+  Dispatch d;
+  d.local[0] = 8;
+  d.groups[0] = 4;
+  d.preload = kPreloadGlobalX;
+  d.push = {kUnmapped};
+  d.clauses = {times4("r60"), store_at(0, 60)};
+  run(d);
+  ASSERT_EQ(rd(reg::MMU_INT_RAWSTAT), 1u);
+  EXPECT_EQ(gpu->read(reg::as(0, reg::AS_FAULTADDRESS_LO), 8), kUnmapped);
+  wr(reg::MMU_INT_CLEAR, 1);
+  pt->map(kUnmapped, kDataPa + 0x200000, kRw);
+  as_cmd(0, AS_CMD_FLUSH_PT);
+  run_jobs();
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
+  EXPECT_EQ(rd(reg::MMU_INT_RAWSTAT), 0u);
+  for (unsigned g = 0; g < 32; ++g) EXPECT_EQ(ram32(bus, kDataPa + 0x200000 + 4 * g), g) << g;
+}
+
+// A shader that never ends: the clause budget ends the job with TERMINATED at the same point for any thread
+// count, instead of hanging the machine.
+TEST_P(ComputeJobs, RunawayShaderIsTerminated) {
+  max_clauses = 5000;
+  Dispatch d;
+  d.local[0] = 4;
+  d.groups[0] = 3;
+  d.clauses = {R"(
+header flow=1
+tuple fau=c0 ; *NOP ; +BRANCHZ.i32 src0=3 src2=5 eq=1
+const pchi 0
+)"};
+  run(d);
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::TERMINATED);
+  EXPECT_EQ(rd(reg::JOB_INT_RAWSTAT), 1u << 17);
+}
+
+// A hard stop while the shader loops: the cores see the abort flag and the chain ends TERMINATED long before the
+// clause budget (2^24 clauses per quad: many seconds of host time for these 48 quads) would end it.
+TEST_P(ComputeJobs, HardStopEndsALoopingShader) {
+  Dispatch d;
+  d.local[0] = 16;
+  d.groups[0] = 12;
+  d.clauses = {R"(
+header flow=1
+tuple fau=c0 ; *NOP ; +BRANCHZ.i32 src0=3 src2=5 eq=1
+const pchi 0
+)"};
+  auto start = std::chrono::steady_clock::now();
+  prepare(d);
+  queue(1, kJob);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  wr(reg::js(1, reg::JS_COMMAND), JS_CMD_HARD_STOP);
+  run_jobs();
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::TERMINATED);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+// Two jobs with the same inputs report the same cycles, so completion shows at the same virtual time for any
+// host thread count (the figure itself follows compute_cores.h: ceil((quad tuples + quad clauses) / 24)).
+TEST_P(ComputeJobs, CompletionTimeFollowsTheWorkDone) {
+  Dispatch d;
+  d.local[0] = 16;
+  d.groups[0] = 3;
+  d.preload = kPreloadGlobalX;
+  d.push = {kOut};
+  d.clauses = {times4("r60"), store_at(0, 60)};
+  attach();
+  const uint64_t t = clock.ticks();
+  run(d);
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
+  // 12 quads x (2 clauses, 1 + 2 tuples) = 12 x 5 = 60 issue slots on 24 engines: 3 cycles -> 1 tick.
+  EXPECT_EQ(clock.ticks(), t + 2 * JobManager::kStepTicks + 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(HostThreads, ComputeJobs, ::testing::Values(1u, 2u),
+                         [](const ::testing::TestParamInfo<unsigned>& i) { return std::to_string(i.param) + "threads"; });
+
+} // namespace
