@@ -41,7 +41,7 @@ std::string help_text() {
          "  --append \"ARGS\"     kernel command line\n"
          "  --dump-dtb FILE     write the generated device tree and exit\n"
          "Debugging:\n"
-         "  --trace LIST        trace events: gpu-regs (every GPU register access, by name)\n"
+         "  --trace LIST        trace events: gpu-regs[=FILE] (every GPU register access by name, and every job)\n"
          "  --trace-file FILE   write traces to FILE (default: stderr)\n"
          "  --gdb PORT          GDB remote stub on 127.0.0.1:PORT\n"
          "  --gdb-wait          wait for GDB to attach before starting\n"
@@ -121,6 +121,14 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
         std::string item = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (item == "gpu-regs") {
           o.trace_gpu_regs = true;
+        } else if (item.rfind("gpu-regs=", 0) == 0 && item.size() > 9) {
+          // Shorthand for --trace gpu-regs --trace-file FILE.
+          if (!o.trace_file.empty() && o.trace_file != item.substr(9)) {
+            error = "two trace files: '" + o.trace_file + "' and '" + item.substr(9) + "'";
+            return std::nullopt;
+          }
+          o.trace_gpu_regs = true;
+          o.trace_file = item.substr(9);
         } else {
           error = "unknown trace category '" + item + "' (available: gpu-regs)";
           return std::nullopt;
@@ -130,6 +138,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
       }
     } else if (a == "--trace-file") {
       if (!value(v)) return std::nullopt;
+      if (!o.trace_file.empty() && o.trace_file != v) {
+        error = "two trace files: '" + o.trace_file + "' and '" + v + "'";
+        return std::nullopt;
+      }
       o.trace_file = v;
     } else if (a == "--smp") {
       if (!value(v)) return std::nullopt;

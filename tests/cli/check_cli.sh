@@ -32,6 +32,8 @@ check gdb-port-bad 2 1 --gdb 70000
 check gdb-wait-alone 2 1 --gdb-wait
 check trace-unknown 2 1 --trace bogus
 check trace-file-missing-value 2 1 --trace-file
+check trace-two-files 2 1 --trace gpu-regs=/tmp/a --trace-file /tmp/b
+check trace-empty-file 2 1 --trace gpu-regs=
 check gpu-cores-zero 2 1 --gpu-cores 0
 check gpu-cores-33 2 1 --gpu-cores 33
 check gpu-cores-text 2 1 --gpu-cores eight
