@@ -104,23 +104,6 @@ uint64_t int_to_f32(uint64_t a, uint64_t is_unsigned, uint64_t round) {
   return vplat::fp::int_to_f32(static_cast<uint32_t>(a), 32, is_unsigned != 0, 0, fpcr_for(round), flags);
 }
 
-uint64_t load_global32(State& s, uint64_t addr) {
-  auto& t = vplat::gpu::bifrost::thread_of(s);
-  uint32_t v = 0;
-  if (!t.mmu || !t.mmu->read(t.as, addr, &v, 4, t.mmu_fault, vplat::gpu::Access::Read)) {
-    s.FAULT = t.mmu_fault.exception ? t.mmu_fault.exception : vplat::gpu::exc::JOB_BUS_FAULT;
-    return 0;
-  }
-  return v;
-}
-
-void store_global32(State& s, uint64_t addr, uint64_t value) {
-  auto& t = vplat::gpu::bifrost::thread_of(s);
-  uint32_t v = static_cast<uint32_t>(value);
-  if (!t.mmu || !t.mmu->write(t.as, addr, &v, 4, t.mmu_fault))
-    s.FAULT = t.mmu_fault.exception ? t.mmu_fault.exception : vplat::gpu::exc::JOB_BUS_FAULT;
-}
-
 uint64_t quad_port(State& s, uint64_t sel, uint64_t lane) {
   auto& t = vplat::gpu::bifrost::thread_of(s);
   if (!t.quad || sel > 2) return 0;
