@@ -18,6 +18,7 @@ struct Options {
   unsigned gpu_cores = 8;    // --gpu-cores N: shader cores (SHADER_PRESENT = (1 << N) - 1)
   bool trace_gpu_regs = false; // --trace gpu-regs
   std::string trace_file;       // --trace-file FILE (default: stderr)
+  std::string cpu_engine = "auto"; // --cpu-engine interp|jit|auto (cpu-dbt/a64_jit.h)
   bool help = false, version = false;
 };
 
