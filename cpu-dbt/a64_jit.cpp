@@ -11,15 +11,23 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/DeadStoreElimination.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Support/TargetSelect.h>
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #if defined(__GNUC__)
@@ -134,15 +142,26 @@ struct JitEngine::Impl {
   JitStats stats;
 
   std::unordered_map<Key, std::unique_ptr<Block>, KeyHash> blocks;
-  static constexpr size_t kFast = 4096;
-  Block* fast[kFast] = {};
   struct Page {
     uint64_t gen = 0;
     std::vector<Key> keys; // blocks and requests on this page
     bool code = false;     // translated (or being translated): stores to it must take the slow path
   };
   std::unordered_map<uint64_t, Page> pages; // code pages (physical)
-  std::unordered_map<Key, uint32_t, KeyHash> hot;
+  // Direct-mapped cache of block starts: the block, or how often the start ran interpreted (hotness).
+  struct Entry {
+    uint64_t va = ~0ull, pa = 0;
+    unsigned el = 0;
+    uint64_t gen = 0;
+    uint32_t count = 0;
+    Block* block = nullptr;
+  };
+  static constexpr size_t kCache = 16384;
+  std::vector<Entry> cache = std::vector<Entry>(kCache);
+  uint64_t cache_gen = 1; // bumped when blocks are dropped: every entry is then stale
+  std::unordered_set<Key, KeyHash> pending; // submitted to the background compiler
+
+  Block* lookup(Core& c, uint64_t budget_left, bool count);
   std::vector<llvm::orc::ResourceTrackerSP> graveyard; // removed at the next safe point
   uint64_t epoch = 0, next_name = 0;
 
@@ -155,13 +174,22 @@ struct JitEngine::Impl {
   std::atomic<bool> results_ready{false};
   bool stopping = false;
 
+  const bool dump_ir = std::getenv("VPLAT_JIT_DUMP") != nullptr; // VPLAT_JIT_DUMP: print each block's IR
+
   explicit Impl(bool synchronous) : sync(synchronous) {
     static std::once_flag init;
     std::call_once(init, [] {
       llvm::InitializeNativeTarget();
       llvm::InitializeNativeTargetAsmPrinter();
     });
-    auto j = llvm::orc::LLJITBuilder().create();
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb) {
+      std::fprintf(stderr, "vplat: cannot create the JIT: %s\n", llvm::toString(jtmb.takeError()).c_str());
+      std::abort();
+    }
+    // Blocks are small and straight-line: the cheaper code generator loses little.
+    jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::None);
+    auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
     if (!j) {
       std::fprintf(stderr, "vplat: cannot create the JIT: %s\n", llvm::toString(j.takeError()).c_str());
       std::abort();
@@ -192,6 +220,7 @@ struct JitEngine::Impl {
   // IR for one block: uint64_t fn(State*, uint32_t attention) returning the instructions retired, with
   // kFaulted when the next one raised an exception.
   Result compile(Request&& req) {
+    auto t0 = std::chrono::steady_clock::now();
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto mod = std::make_unique<llvm::Module>("block", *ctx);
     mod->setDataLayout(jit->getDataLayout());
@@ -298,7 +327,10 @@ struct JitEngine::Impl {
                    static_cast<unsigned long long>(req.key.va));
       std::abort();
     }
+    auto t1 = std::chrono::steady_clock::now();
     optimize(*mod);
+    auto t2 = std::chrono::steady_clock::now();
+    if (dump_ir) mod->print(llvm::errs(), nullptr);
     Result r;
     r.rt = jit->getMainJITDylib().createResourceTracker();
     if (auto err = jit->addIRModule(r.rt, llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
@@ -311,6 +343,8 @@ struct JitEngine::Impl {
       std::abort();
     }
     r.fn = sym->toPtr<BlockFn>();
+    auto t3 = std::chrono::steady_clock::now();
+    if (getenv("VPLAT_JIT_TIME")) fprintf(stderr, "emit %ld opt %ld cg %ld us\n", (long)std::chrono::duration_cast<std::chrono::microseconds>(t1-t0).count(), (long)std::chrono::duration_cast<std::chrono::microseconds>(t2-t1).count(), (long)std::chrono::duration_cast<std::chrono::microseconds>(t3-t2).count());
     r.req = std::move(req);
     return r;
   }
@@ -321,21 +355,40 @@ struct JitEngine::Impl {
   std::atomic<uint64_t> stats_fallback{0};
   uint64_t next_name_atomic() { return name_counter.fetch_add(1, std::memory_order_relaxed); }
 
-  static void optimize(llvm::Module& mod) {
+  // The optimisation pipeline, built once per thread that compiles (building it costs more than running it
+  // on a small block).
+  struct Optimizer {
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
     llvm::PassBuilder pb;
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::FunctionPassManager fpm =
-        pb.buildFunctionSimplificationPipeline(llvm::OptimizationLevel::O2, llvm::ThinOrFullLTOPhase::None);
+    llvm::FunctionPassManager fpm;
+    Optimizer() {
+      pb.registerModuleAnalyses(mam);
+      pb.registerCGSCCAnalyses(cgam);
+      pb.registerFunctionAnalyses(fam);
+      pb.registerLoopAnalyses(lam);
+      pb.crossRegisterProxies(lam, fam, cgam, mam);
+      // What partially evaluated emitter output needs: allocas to registers, folding of what the constant
+      // fields left, one CFG cleanup, and removal of state stores that a later instruction overwrites.
+      fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+      fpm.addPass(llvm::EarlyCSEPass());
+      fpm.addPass(llvm::InstCombinePass());
+      fpm.addPass(llvm::SimplifyCFGPass());
+      fpm.addPass(llvm::EarlyCSEPass());
+      fpm.addPass(llvm::DSEPass());
+      fpm.addPass(llvm::InstCombinePass());
+    }
+  };
+
+  static void optimize(llvm::Module& mod) {
+    thread_local Optimizer opt;
     for (auto& fn : mod)
-      if (!fn.isDeclaration()) fpm.run(fn, fam);
+      if (!fn.isDeclaration()) {
+        opt.fpm.run(fn, opt.fam);
+        opt.fam.clear(fn, fn.getName());
+      }
   }
 
   void work() {
@@ -395,6 +448,7 @@ struct JitEngine::Impl {
 
   Block* install(Result&& res) {
     const Key& k = res.req.key;
+    pending.erase(k);
     uint64_t page = k.pa & ~0xfffull;
     auto p = pages.find(page);
     if (res.req.epoch != epoch || p == pages.end() || p->second.gen != res.req.page_gen) {
@@ -411,31 +465,25 @@ struct JitEngine::Impl {
     blk->rt = std::move(res.rt);
     Block* raw = blk.get();
     auto& slot = blocks[k];
-    if (slot) graveyard.push_back(std::move(slot->rt));
+    if (slot) {
+      if (slot->rt) graveyard.push_back(std::move(slot->rt));
+      ++cache_gen; // the cache may point at the block replaced
+    }
     slot = std::move(blk);
-    fast[(k.va >> 2) % kFast] = raw;
+    set_entry(k, raw);
     ++stats.blocks_compiled;
     return raw;
   }
 
-  Block* find(const Key& k) {
-    Block*& f = fast[(k.va >> 2) % kFast];
-    if (f && f->key == k) return f;
-    auto it = blocks.find(k);
-    if (it == blocks.end()) return nullptr;
-    f = it->second.get();
-    return f;
-  }
+  void set_entry(const Key& k, Block* b) { cache[(k.va >> 2) & (kCache - 1)] = Entry{k.va, k.pa, k.el, cache_gen, 0, b}; }
 
   void drop_page(uint64_t pa_page) {
     auto p = pages.find(pa_page);
     if (p == pages.end()) return;
+    ++cache_gen;
     for (const Key& k : p->second.keys) {
-      hot.erase(k);
       auto it = blocks.find(k);
       if (it == blocks.end()) continue;
-      Block*& f = fast[(k.va >> 2) % kFast];
-      if (f == it->second.get()) f = nullptr;
       if (it->second->rt) graveyard.push_back(std::move(it->second->rt));
       blocks.erase(it);
     }
@@ -451,9 +499,9 @@ struct JitEngine::Impl {
     for (auto& [k, b] : blocks)
       if (b->rt) graveyard.push_back(std::move(b->rt));
     blocks.clear();
-    std::fill(std::begin(fast), std::end(fast), nullptr);
+    ++cache_gen;
     pages.clear();
-    hot.clear();
+    pending.clear();
     ++epoch;
     ++stats.flushes;
   }
@@ -473,7 +521,7 @@ struct JitEngine::Impl {
       blk->key = key;
       Block* raw = blk.get();
       blocks[key] = std::move(blk);
-      fast[(key.va >> 2) % kFast] = raw;
+      set_entry(key, raw);
       pages[page].keys.push_back(key);
       if (out) *out = raw;
       return;
@@ -483,6 +531,7 @@ struct JitEngine::Impl {
     if (auto g = page_gens.find(page); g != page_gens.end() && p.gen < g->second) p.gen = g->second;
     p.keys.push_back(key);
     r.page_gen = p.gen;
+    pending.insert(key);
     if (now) {
       Block* b = install(compile(std::move(r)));
       if (out) *out = b;
@@ -508,7 +557,18 @@ struct JitEngine::Impl {
 };
 
 JitEngine::JitEngine(bool synchronous) : impl_(std::make_unique<Impl>(synchronous)) {}
-JitEngine::~JitEngine() = default;
+JitEngine::~JitEngine() {
+  // VPLAT_JIT_STATS=1: what the tier did, for tuning.
+  if (const char* v = std::getenv("VPLAT_JIT_STATS"); v && *v == '1') {
+    const JitStats& s = stats();
+    std::fprintf(stderr,
+                 "jit: %llu blocks compiled, %llu block runs, %llu instructions in blocks, %llu page invalidations, "
+                 "%llu flushes, %llu interpreter calls compiled into blocks\n",
+                 static_cast<unsigned long long>(s.blocks_compiled), static_cast<unsigned long long>(s.blocks_run),
+                 static_cast<unsigned long long>(s.insns_in_blocks), static_cast<unsigned long long>(s.invalidated_pages),
+                 static_cast<unsigned long long>(s.flushes), static_cast<unsigned long long>(s.fallback_insns));
+  }
+}
 
 void JitEngine::add_core(Core& core) {
   auto& im = *impl_;
@@ -522,54 +582,77 @@ void JitEngine::add_core(Core& core) {
                 sizeof(core.sp_check_) == 1);
 }
 
+// The block at core.PC if the fetch TLB maps it to RAM (or any memory, in user mode) and a translation
+// exists; counts the start for hotness (Auto) or translates it now (Jit) otherwise.
+Block* JitEngine::Impl::lookup(Core& c, uint64_t budget_left, bool count) {
+  const uint64_t pc = c.PC;
+  if (pc & 3) return nullptr;
+  const unsigned el = c.el_;
+  const Core::TlbEntry& e = c.tlb_[el][(pc >> 12) & (Core::kTlbSize - 1)];
+  if (e.fetch != (pc & ~0xfffull)) return nullptr; // the interpreter's fetch fills the TLB (or faults)
+  if (!e.host && c.config.system) return nullptr;   // code outside RAM is interpreted
+  const uint64_t pa = e.pa | (pc & 0xfff);
+  Entry& en = cache[(pc >> 2) & (kCache - 1)];
+  if (en.gen != cache_gen || en.va != pc || en.pa != pa || en.el != el) {
+    const Key key{pc, pa, el};
+    auto it = blocks.find(key);
+    en = Entry{pc, pa, el, cache_gen, 0, it == blocks.end() ? nullptr : it->second.get()};
+  }
+  if (en.block || !count) return en.block;
+  const Key key{pc, pa, el};
+  if (sync) {
+    Block* b = nullptr;
+    submit(c, key, e, static_cast<unsigned>(std::min<uint64_t>(kMaxBlockInsns, budget_left)), true, &b);
+    return b;
+  }
+  if (++en.count == kHotThreshold && !pending.count(key)) submit(c, key, e, kMaxBlockInsns, false, nullptr);
+  return nullptr;
+}
+
 bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint32_t& retired, bool& faulted) {
   auto& im = *impl_;
   if (!im.graveyard.empty()) im.collect_garbage();
   im.poll_results();
   if (im.blocks.size() > kMaxBlocks) im.drop_all();
-  const uint64_t pc = c.PC;
-  if ((pc & 3) || c.il_) return false;
-  const unsigned el = c.el_;
-  const Core::TlbEntry& e = c.tlb_[el][(pc >> 12) & (Core::kTlbSize - 1)];
-  if (e.fetch != (pc & ~0xfffull)) return false; // the interpreter's fetch fills the TLB (or faults)
-  if (!e.host && c.config.system) return false;   // code outside RAM is interpreted
-  const Key key{pc, e.pa | (pc & 0xfff), el};
-  Block* b = im.find(key);
-  const unsigned max_len = static_cast<unsigned>(std::min<uint64_t>(kMaxBlockInsns, budget_left));
-  if (!b) {
-    if (im.sync) {
-      im.submit(c, key, e, max_len, true, &b);
-    } else {
-      uint32_t& count = im.hot[key];
-      if (++count == kHotThreshold) im.submit(c, key, e, kMaxBlockInsns, false, nullptr);
-    }
-    if (!b) return false;
-  }
-  if (!b->fn) return false;
-  if (b->fp && c.fp_trap_) return false;
+  if (c.il_) return false;
+  Block* b = im.lookup(c, budget_left, true);
+  if (!b || !b->fn || (b->fp && c.fp_trap_)) return false;
   if (b->len > budget_left) {
     if (!im.sync) return false;
     // Engine::Jit runs everything it can translated: a shorter block for the remaining budget, used once.
-    Request r = im.form(c, key, e, max_len);
+    const Core::TlbEntry& e = c.tlb_[c.el_][(c.PC >> 12) & (Core::kTlbSize - 1)];
+    Request r = im.form(c, Key{c.PC, e.pa | (c.PC & 0xfff), c.el_}, e,
+                        static_cast<unsigned>(std::min<uint64_t>(kMaxBlockInsns, budget_left)));
     if (r.words.empty()) return false;
     Result res = im.compile(std::move(r));
-    auto tb = std::make_unique<Block>();
-    tb->len = static_cast<unsigned>(res.req.words.size());
-    tb->fn = res.fn;
     im.graveyard.push_back(std::move(res.rt));
-    b = tb.get();
-    uint64_t rr = b->fn(&c, attention);
+    uint64_t rr = res.fn(&c, attention);
     retired = static_cast<uint32_t>(rr);
     faulted = (rr & kFaulted) != 0;
     ++im.stats.blocks_run;
     im.stats.insns_in_blocks += retired;
     return true;
   }
-  uint64_t r = b->fn(&c, attention);
-  retired = static_cast<uint32_t>(r);
-  faulted = (r & kFaulted) != 0;
-  ++im.stats.blocks_run;
-  im.stats.insns_in_blocks += retired;
+  // Blocks follow one another here while nothing the run loop checks between instructions has changed:
+  // the attention flags are as they were (EL, DAIF, the power state and the FP trap cannot change inside
+  // blocks: the instructions that change them are interpreted), and the budget covers the next block.
+  uint64_t total = 0;
+  for (;;) {
+    uint64_t r = b->fn(&c, attention);
+    uint32_t k = static_cast<uint32_t>(r);
+    total += k;
+    budget_left -= k;
+    ++im.stats.blocks_run;
+    if (r & kFaulted) {
+      faulted = true;
+      break;
+    }
+    if (c.attention_.load(std::memory_order_relaxed) != attention) break;
+    b = im.lookup(c, budget_left, !im.sync);
+    if (!b || !b->fn || b->len > budget_left || (b->fp && c.fp_trap_)) break;
+  }
+  im.stats.insns_in_blocks += total;
+  retired = static_cast<uint32_t>(total);
   return true;
 }
 
