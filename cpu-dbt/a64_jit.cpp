@@ -18,7 +18,6 @@
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Support/TargetSelect.h>
 #include <algorithm>
-#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdio>
@@ -107,12 +106,21 @@ struct KeyHash {
 using BlockFn = uint64_t (*)(g::State* s, uint32_t attention);
 constexpr uint64_t kFaulted = 1ull << 32;
 
+// The code of one compiled module. When the last block using it is dropped, its memory is released at the
+// next safe point (the run loop, outside translated code).
+struct Chunk {
+  llvm::orc::ResourceTrackerSP rt;
+  std::vector<llvm::orc::ResourceTrackerSP>* graveyard;
+  Chunk(llvm::orc::ResourceTrackerSP r, std::vector<llvm::orc::ResourceTrackerSP>* g) : rt(std::move(r)), graveyard(g) {}
+  ~Chunk() { graveyard->push_back(std::move(rt)); }
+};
+
 struct Block {
   Key key;
   unsigned len = 0; // 0: nothing translatable starts here
   bool fp = false;  // contains FP/SIMD instructions (they trap when CPACR_EL1.FPEN says so)
   BlockFn fn = nullptr;
-  llvm::orc::ResourceTrackerSP rt;
+  std::shared_ptr<Chunk> code;
 };
 
 struct Request {
@@ -124,7 +132,7 @@ struct Request {
 struct Result {
   Request req;
   BlockFn fn = nullptr;
-  llvm::orc::ResourceTrackerSP rt;
+  std::shared_ptr<Chunk> code; // shared by the blocks compiled in one module
 };
 
 // Offsets (from the State base of a Core) of the Core members translated code touches.
@@ -219,17 +227,55 @@ struct JitEngine::Impl {
 
   // IR for one block: uint64_t fn(State*, uint32_t attention) returning the instructions retired, with
   // kFaulted when the next one raised an exception.
-  Result compile(Request&& req) {
-    auto t0 = std::chrono::steady_clock::now();
+  // One module for a batch of blocks: the code generator's set-up cost is paid once per module.
+  std::vector<Result> compile(std::vector<Request>&& reqs) {
     auto ctx = std::make_unique<llvm::LLVMContext>();
-    auto mod = std::make_unique<llvm::Module>("block", *ctx);
+    auto mod = std::make_unique<llvm::Module>("blocks", *ctx);
     mod->setDataLayout(jit->getDataLayout());
-    std::string name = "blk" + std::to_string(req.key.va) + "_" + std::to_string(next_name_atomic());
+    std::vector<std::string> names;
+    for (Request& req : reqs) {
+      names.push_back("blk" + std::to_string(req.key.va) + "_" + std::to_string(next_name_atomic()));
+      build_function(*ctx, *mod, req, names.back());
+    }
+    optimize(*mod);
+    if (dump_ir) mod->print(llvm::errs(), nullptr);
+    auto rt = jit->getMainJITDylib().createResourceTracker();
+    if (auto err = jit->addIRModule(rt, llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
+      std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(std::move(err)).c_str());
+      std::abort();
+    }
+    auto code = std::make_shared<Chunk>(std::move(rt), &graveyard);
+    std::vector<Result> out;
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      auto sym = jit->lookup(names[i]);
+      if (!sym) {
+        std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(sym.takeError()).c_str());
+        std::abort();
+      }
+      Result r;
+      r.fn = sym->toPtr<BlockFn>();
+      r.code = code;
+      r.req = std::move(reqs[i]);
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+  Result compile(Request&& req) {
+    std::vector<Request> one;
+    one.push_back(std::move(req));
+    return std::move(compile(std::move(one)).front());
+  }
+
+  // IR for one block: uint64_t fn(State*, uint32_t attention) returning the instructions retired, with
+  // kFaulted when the next one raised an exception.
+  void build_function(llvm::LLVMContext& lctx, llvm::Module& module, const Request& req, const std::string& name) {
+    llvm::LLVMContext* ctx = &lctx;
     llvm::IRBuilder<> b(*ctx);
     auto* i64 = b.getInt64Ty();
     auto* i32 = b.getInt32Ty();
     auto* ft = llvm::FunctionType::get(i64, {b.getPtrTy(), i32}, false);
-    auto* f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, mod.get());
+    auto* f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, &module);
     f->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::Value* state = f->getArg(0);
     llvm::Value* attention = f->getArg(1);
@@ -327,26 +373,6 @@ struct JitEngine::Impl {
                    static_cast<unsigned long long>(req.key.va));
       std::abort();
     }
-    auto t1 = std::chrono::steady_clock::now();
-    optimize(*mod);
-    auto t2 = std::chrono::steady_clock::now();
-    if (dump_ir) mod->print(llvm::errs(), nullptr);
-    Result r;
-    r.rt = jit->getMainJITDylib().createResourceTracker();
-    if (auto err = jit->addIRModule(r.rt, llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
-      std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(std::move(err)).c_str());
-      std::abort();
-    }
-    auto sym = jit->lookup(name);
-    if (!sym) {
-      std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(sym.takeError()).c_str());
-      std::abort();
-    }
-    r.fn = sym->toPtr<BlockFn>();
-    auto t3 = std::chrono::steady_clock::now();
-    if (getenv("VPLAT_JIT_TIME")) fprintf(stderr, "emit %ld opt %ld cg %ld us\n", (long)std::chrono::duration_cast<std::chrono::microseconds>(t1-t0).count(), (long)std::chrono::duration_cast<std::chrono::microseconds>(t2-t1).count(), (long)std::chrono::duration_cast<std::chrono::microseconds>(t3-t2).count());
-    r.req = std::move(req);
-    return r;
   }
 
   static void raise_sp_alignment(g::State& s) { core_of(s).raise(Exception::SpAlignment); }
@@ -393,20 +419,23 @@ struct JitEngine::Impl {
 
   void work() {
     for (;;) {
-      Request req;
+      std::vector<Request> batch;
       {
         std::unique_lock<std::mutex> l(m);
         cv.wait(l, [&] { return stopping || !queue.empty(); });
         if (stopping) return;
-        req = std::move(queue.front());
-        queue.pop_front();
+        while (!queue.empty() && batch.size() < kBatch) {
+          batch.push_back(std::move(queue.front()));
+          queue.pop_front();
+        }
       }
-      Result r = compile(std::move(req));
+      std::vector<Result> done = compile(std::move(batch));
       std::lock_guard<std::mutex> l(m);
-      results.push_back(std::move(r));
+      for (auto& r : done) results.push_back(std::move(r));
       results_ready.store(true, std::memory_order_release);
     }
   }
+  static constexpr size_t kBatch = 16; // blocks per module when requests queue up
 
   // ---------------------------------------------------------------------------------- cache
 
@@ -453,7 +482,6 @@ struct JitEngine::Impl {
     auto p = pages.find(page);
     if (res.req.epoch != epoch || p == pages.end() || p->second.gen != res.req.page_gen) {
       // The code changed while this was compiling.
-      graveyard.push_back(std::move(res.rt));
       return nullptr;
     }
     auto blk = std::make_unique<Block>();
@@ -462,11 +490,10 @@ struct JitEngine::Impl {
     for (uint32_t w : res.req.words)
       if (insn_flags(g::decode(w)) & kFlagFp) blk->fp = true;
     blk->fn = res.fn;
-    blk->rt = std::move(res.rt);
+    blk->code = std::move(res.code);
     Block* raw = blk.get();
     auto& slot = blocks[k];
     if (slot) {
-      if (slot->rt) graveyard.push_back(std::move(slot->rt));
       ++cache_gen; // the cache may point at the block replaced
     }
     slot = std::move(blk);
@@ -484,7 +511,6 @@ struct JitEngine::Impl {
     for (const Key& k : p->second.keys) {
       auto it = blocks.find(k);
       if (it == blocks.end()) continue;
-      if (it->second->rt) graveyard.push_back(std::move(it->second->rt));
       blocks.erase(it);
     }
     uint64_t gen = p->second.gen + 1;
@@ -496,8 +522,6 @@ struct JitEngine::Impl {
   std::unordered_map<uint64_t, uint64_t> page_gens;
 
   void drop_all() {
-    for (auto& [k, b] : blocks)
-      if (b->rt) graveyard.push_back(std::move(b->rt));
     blocks.clear();
     ++cache_gen;
     pages.clear();
@@ -617,22 +641,10 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   if (c.il_) return false;
   Block* b = im.lookup(c, budget_left, true);
   if (!b || !b->fn || (b->fp && c.fp_trap_)) return false;
-  if (b->len > budget_left) {
-    if (!im.sync) return false;
-    // Engine::Jit runs everything it can translated: a shorter block for the remaining budget, used once.
-    const Core::TlbEntry& e = c.tlb_[c.el_][(c.PC >> 12) & (Core::kTlbSize - 1)];
-    Request r = im.form(c, Key{c.PC, e.pa | (c.PC & 0xfff), c.el_}, e,
-                        static_cast<unsigned>(std::min<uint64_t>(kMaxBlockInsns, budget_left)));
-    if (r.words.empty()) return false;
-    Result res = im.compile(std::move(r));
-    im.graveyard.push_back(std::move(res.rt));
-    uint64_t rr = res.fn(&c, attention);
-    retired = static_cast<uint32_t>(rr);
-    faulted = (rr & kFaulted) != 0;
-    ++im.stats.blocks_run;
-    im.stats.insns_in_blocks += retired;
-    return true;
-  }
+  // The tail of a budget that a block does not fit runs in the interpreter, so that the instructions
+  // retired per run() call never depend on the tier. (Engine::Jit forms new blocks no longer than the budget
+  // left, so only a block formed earlier with more budget is skipped here.)
+  if (b->len > budget_left) return false;
   // Blocks follow one another here while nothing the run loop checks between instructions has changed:
   // the attention flags are as they were (EL, DAIF, the power state and the FP trap cannot change inside
   // blocks: the instructions that change them are interpreted), and the budget covers the next block.
