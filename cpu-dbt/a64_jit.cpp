@@ -2,6 +2,7 @@
 // emitters, compilation with ORC LLJIT on a background thread (or synchronously for Engine::Jit), the
 // block cache and its invalidation.
 #include "cpu-dbt/a64_jit.h"
+#include "aarch64_helpers.h"
 #include "aarch64_jit.h"
 #include "cpu-dbt/a64_core.h"
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -137,7 +138,7 @@ struct Result {
 
 // Offsets (from the State base of a Core) of the Core members translated code touches.
 struct CoreOffsets {
-  size_t attention, access_el, cur_insn, sp_check;
+  size_t attention, access_el, cur_insn, sp_check, tlb, align_mask, monitors;
 };
 
 } // namespace
@@ -281,6 +282,10 @@ struct JitEngine::Impl {
     llvm::Value* attention = f->getArg(1);
     b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", f));
     vplat::adljit::Ctx c(b, state);
+    unsigned access_el = req.key.el; // EL whose TLB data accesses use (0 for LDTR/STTR)
+    c.inline_call = [&](void* fn, const std::vector<llvm::Value*>& args, llvm::Value*& result) {
+      return inline_memory(c, fn, args, access_el, result);
+    };
     c.pc_offset = offsetof(g::State, PC);
     c.fault_flag_offset = offsetof(g::State, EXC);
     const size_t npc = offsetof(g::State, NPC), pc_off = offsetof(g::State, PC);
@@ -330,6 +335,7 @@ struct JitEngine::Impl {
       }
       if (unpriv)
         b.CreateStore(b.getInt32(0), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
+      access_el = unpriv ? 0 : req.key.el;
       if (branch) store64(b, npc, b.getInt64(pc + 4));
       if (fallback || !g::kJitEmit[id](c, insn)) {
         ++stats_fallback;
@@ -373,6 +379,74 @@ struct JitEngine::Impl {
                    static_cast<unsigned long long>(req.key.va));
       std::abort();
     }
+  }
+
+  // The soft-TLB fast path of mem_read/mem_write (a64_helpers.cpp) in IR, for accesses of a constant size:
+  // a tag compare in the TLB bank of the access EL, a RAM page, no page crossing, no SCTLR.A alignment fault,
+  // and for stores no exclusive monitor to update. Everything else calls the helper, as the interpreter does.
+  bool inline_memory(vplat::adljit::Ctx& c, void* fn, const std::vector<llvm::Value*>& args, unsigned el,
+                     llvm::Value*& result) {
+    const bool read = fn == reinterpret_cast<void*>(&g::mem_read);
+    if (!read && fn != reinterpret_cast<void*>(&g::mem_write)) return false;
+    if (!vplat::adljit::Ctx::is_const(args[1])) return false;
+    const uint64_t size = vplat::adljit::Ctx::const_u64(args[1]);
+    if (size != 1 && size != 2 && size != 4 && size != 8) return false;
+    auto& b = c.b;
+    auto* i8 = b.getInt8Ty();
+    llvm::Value* addr = args[0];
+    llvm::Value* s = c.state;
+    llvm::Value* page = b.CreateAnd(addr, c.k64(~0xfffull));
+    llvm::Value* offset = b.CreateAnd(addr, c.k64(0xfff));
+    llvm::Value* index = b.CreateAnd(b.CreateLShr(addr, c.k64(12)), c.k64(Core::kTlbSize - 1));
+    const size_t bank = off.tlb + el * sizeof(Core::TlbEntry) * Core::kTlbSize;
+    llvm::Value* entry = b.CreateGEP(i8, b.CreateConstInBoundsGEP1_64(i8, s, bank),
+                                     b.CreateMul(index, c.k64(sizeof(Core::TlbEntry))));
+    const size_t tag_off = read ? offsetof(Core::TlbEntry, read) : offsetof(Core::TlbEntry, write);
+    llvm::Value* tag = b.CreateLoad(c.i64, b.CreateConstInBoundsGEP1_64(i8, entry, tag_off));
+    llvm::Value* host = b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host)));
+    llvm::Value* ok = b.CreateAnd(b.CreateICmpEQ(tag, page), b.CreateICmpNE(host, llvm::ConstantPointerNull::get(
+                                                                                      llvm::PointerType::get(c.ctx, 0))));
+    if (size > 1) {
+      ok = b.CreateAnd(ok, b.CreateICmpULE(offset, c.k64(0x1000 - size)));
+      llvm::Value* mask = b.CreateLoad(c.i64, b.CreateConstInBoundsGEP1_64(i8, s, off.align_mask));
+      ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateAnd(b.CreateAnd(addr, c.k64(size - 1)), mask), c.k64(0)));
+    }
+    if (!read) {
+      llvm::Value* mon_ptr = b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, s, off.monitors));
+      ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateLoad(i8, mon_ptr), b.getInt8(0)));
+    }
+    llvm::Function* f = b.GetInsertBlock()->getParent();
+    auto* fast = llvm::BasicBlock::Create(c.ctx, read ? "ld.fast" : "st.fast", f);
+    auto* slow = llvm::BasicBlock::Create(c.ctx, read ? "ld.slow" : "st.slow", f);
+    auto* join = llvm::BasicBlock::Create(c.ctx, "mem.done", f);
+    b.CreateCondBr(ok, fast, slow);
+    b.SetInsertPoint(fast);
+    llvm::Type* vt = b.getIntNTy(static_cast<unsigned>(8 * size));
+    llvm::Value* p = b.CreateGEP(i8, host, offset);
+    llvm::Value* fast_value = nullptr;
+    if (read) {
+      auto* ld = b.CreateLoad(vt, p);
+      ld->setAlignment(llvm::Align(1));
+      fast_value = size == 8 ? static_cast<llvm::Value*>(ld) : b.CreateZExt(ld, c.i64);
+    } else {
+      auto* st = b.CreateStore(size == 8 ? args[2] : b.CreateTrunc(args[2], vt), p);
+      st->setAlignment(llvm::Align(1));
+    }
+    b.CreateBr(join);
+    b.SetInsertPoint(slow);
+    llvm::Value* slow_value = c.call_helper_direct(fn, read ? vplat::adljit::Ctx::Ret::I64 : vplat::adljit::Ctx::Ret::Void,
+                                                   true, args, true);
+    llvm::BasicBlock* slow_end = b.GetInsertBlock();
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    result = nullptr;
+    if (read) {
+      llvm::PHINode* phi = b.CreatePHI(c.i64, 2);
+      phi->addIncoming(fast_value, fast);
+      phi->addIncoming(slow_value, slow_end);
+      result = phi;
+    }
+    return true;
   }
 
   static void raise_sp_alignment(g::State& s) { core_of(s).raise(Exception::SpAlignment); }
@@ -602,6 +676,9 @@ void JitEngine::add_core(Core& core) {
   im.off.access_el = static_cast<size_t>(reinterpret_cast<char*>(&core.access_el_) - base);
   im.off.cur_insn = static_cast<size_t>(reinterpret_cast<char*>(&core.cur_insn) - base);
   im.off.sp_check = static_cast<size_t>(reinterpret_cast<char*>(&core.sp_check_) - base);
+  im.off.tlb = static_cast<size_t>(reinterpret_cast<char*>(&core.tlb_) - base);
+  im.off.align_mask = static_cast<size_t>(reinterpret_cast<char*>(&core.align_mask_) - base);
+  im.off.monitors = static_cast<size_t>(reinterpret_cast<char*>(&core.monitors_active_) - base);
   static_assert(sizeof(core.attention_) == 4 && sizeof(core.access_el_) == 4 && sizeof(core.cur_insn) == 4 &&
                 sizeof(core.sp_check_) == 1);
 }

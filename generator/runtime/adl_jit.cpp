@@ -137,6 +137,13 @@ void Ctx::store_elem(size_t offset, int bits, Value* index, Value* v) {
 // ---------------------------------------------------------------------------------------- helpers
 
 Value* Ctx::call_helper(void* fn_addr, Ret ret, bool with_state, std::initializer_list<Value*> args, bool may_fault) {
+  std::vector<Value*> a(args);
+  Value* result = nullptr;
+  if (inline_call && inline_call(fn_addr, a, result)) return result;
+  return call_helper_direct(fn_addr, ret, with_state, a, may_fault);
+}
+
+Value* Ctx::call_helper_direct(void* fn_addr, Ret ret, bool with_state, const std::vector<Value*>& args, bool may_fault) {
   std::vector<llvm::Type*> params;
   std::vector<Value*> vals;
   if (with_state) {

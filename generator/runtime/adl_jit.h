@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <vector>
 
 namespace vplat::adljit {
 
@@ -68,6 +69,11 @@ public:
   // ---- helpers implemented in C++ (called through their address)
   enum class Ret { Void, I64, I128 };
   Value* call_helper(void* fn, Ret ret, bool with_state, std::initializer_list<Value*> args, bool may_fault);
+  // The call itself, without inline_call.
+  Value* call_helper_direct(void* fn, Ret ret, bool with_state, const std::vector<Value*>& args, bool may_fault);
+  // Set by the caller: emits an inline version of a helper call (e.g. a soft-TLB fast path) and returns
+  // true, or returns false to leave the call as it is. `result` is the call's value (nullptr for void).
+  std::function<bool(void* fn, const std::vector<Value*>& args, Value*& result)> inline_call;
   void check_fault(); // after a `fault` helper: a raised exception leaves the instruction
 
   // ---- variables that are assigned after their declaration

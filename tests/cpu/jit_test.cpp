@@ -91,10 +91,10 @@ struct Machine {
 // What the run loop's caller can observe after each run() call.
 struct Step {
   Exit exit;
-  uint64_t retired, pc, x1, x13, records;
+  uint64_t retired, pc, x1, x13, records, buffer; // buffer: a checksum of the data the loop stores
   bool operator==(const Step& o) const {
     return exit == o.exit && retired == o.retired && pc == o.pc && x1 == o.x1 && x13 == o.x13 &&
-           records == o.records;
+           records == o.records && buffer == o.buffer;
   }
 };
 
@@ -108,7 +108,9 @@ std::vector<Step> trace(Engine e, uint64_t& total) {
   for (unsigned i = 0; i < 2000; ++i) {
     RunResult r = m.core.run(budgets[i % 7]);
     total += r.retired;
-    steps.push_back({r.exit, r.retired, m.core.PC, m.core.X[1], m.core.X[13], m.records()});
+    uint64_t sum = 0;
+    for (unsigned w = 0; w < 64; ++w) sum = sum * 31 + m.mem.r64(0x300000 + 8 * w);
+    steps.push_back({r.exit, r.retired, m.core.PC, m.core.X[1], m.core.X[13], m.records(), sum});
     if (r.exit == Exit::Off) break;
   }
   return steps;
