@@ -660,6 +660,7 @@ void Core::icache_invalidate_va(uint64_t va) {
   if (!jit_) return;
   Translation t = walk(va, Access::Read, el_);
   if (t.ok) note_store(t.pa & ~0xfffull);
+  else jit_->invalidate_all(); // e.g. execute-only at EL0: the page is not known, so drop everything
 }
 
 void CoreGroup::store_to(Core& from, uint64_t pa, uint64_t size) {
