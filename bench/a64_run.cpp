@@ -33,8 +33,17 @@ public:
 } // namespace
 
 int main(int argc, char** argv) {
+  vplat::cpu::Engine engine = vplat::cpu::Engine::Interp;
+  if (argc > 2 && std::string(argv[1]) == "--engine") {
+    if (!vplat::cpu::parse_engine(argv[2], engine)) {
+      std::cerr << "a64-run: --engine takes interp, jit or auto, not '" << argv[2] << "'\n";
+      return 2;
+    }
+    argc -= 2;
+    argv += 2;
+  }
   if (argc < 2 || std::string(argv[1]) == "--help") {
-    std::cout << "usage: a64-run FILE.bin [MAX_INSTRUCTIONS]\n"
+    std::cout << "usage: a64-run [--engine interp|jit|auto] FILE.bin [MAX_INSTRUCTIONS]\n"
                  "Loads FILE at 0x10000 in 64 MiB of flat memory, runs until BRK, prints instructions and time.\n";
     return argc < 2 ? 2 : 0;
   }
@@ -53,6 +62,7 @@ int main(int argc, char** argv) {
   }
   std::memcpy(&mem.bytes[kBase], code.data(), code.size());
   vplat::cpu::Core core(mem);
+  core.set_engine(engine);
   core.PC = kBase;
   core.X[31] = mem.bytes.size() - 16;
   auto t0 = std::chrono::steady_clock::now();

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Guest instructions per second of the interpreter tier on small loop kernels (informative).
+# Guest instructions per second on small loop kernels (informative), by default of the interpreter tier;
+# ENGINE=jit or ENGINE=auto runs them with the JIT tier (cpu-dbt/a64_jit.h).
 # Each kernel is assembled with LLVM's llvm-mc; the median of 3 runs is printed.
 set -euo pipefail
 build=${1:-build}
@@ -18,7 +19,7 @@ for s in "$here"/kernels/*.s; do
   mips=()
   n=0
   for i in 1 2 3; do
-    if ! out=$("$run" "$tmp/$k.bin" 2>&1); then
+    if ! out=$("$run" --engine "${ENGINE:-interp}" "$tmp/$k.bin" 2>&1); then
       echo "$k: $out"; continue 2
     fi
     n=$(awk '{print $2}' <<<"$out")

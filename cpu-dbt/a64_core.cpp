@@ -13,15 +13,6 @@ constexpr uint32_t kEcUnknown = 0x00, kEcIllegal = 0x0e, kEcSvc = 0x15, kEcInsnA
                    kEcPcAlign = 0x22, kEcDataAbortLower = 0x24, kEcSpAlign = 0x26, kEcBrk = 0x3c;
 constexpr uint32_t kIL = 1u << 25; // every exception here is from a 32-bit instruction or has IL RES1
 
-// Per-instruction facts the run loop needs before executing, from the generated metadata.
-enum : uint8_t {
-  kFlagFp = 1,        // accesses the SIMD&FP registers, FPCR or FPSR: subject to CPACR_EL1.FPEN
-  kFlagHint = 2,      // HINT: WFI, WFE, SEV, SEVL
-  kFlagExclLoad = 4,  // LDXR/LDXP: the global monitor records the physical address
-  kFlagSpBase = 8,    // a load/store with base register Rn at bits 9:5: SP alignment check when Rn == 31
-  kFlagUnpriv = 16,   // LDTR/STTR family when bits 11:10 == 0b10: EL0 permissions
-};
-
 bool has_token(const char* list, const char* token) {
   std::string_view l(list), t(token);
   size_t pos = 0;
@@ -54,9 +45,26 @@ std::array<uint8_t, a64::kNumInsns> build_flags() {
 
 const std::array<uint8_t, a64::kNumInsns> kFlags = build_flags();
 
+// Instructions after which a translated block may start: branches and what blocks leave to the
+// interpreter (a64_jit.cpp decides the same from the same metadata).
+std::array<bool, a64::kNumInsns> build_ends_block() {
+  std::array<bool, a64::kNumInsns> e{};
+  for (int id = 0; id < a64::kNumInsns; ++id) {
+    const auto& i = a64::kInsnInfo[id];
+    std::string_view cls(i.cls);
+    e[id] = i.is_branch || (cls.substr(0, 4) == "sys_" && cls != "sys_nop") || kFlags[id] & (kFlagHint | kFlagExclLoad) ||
+            has_token(i.helpers, "raise_exception") || has_token(i.helpers, "sysreg_read") ||
+            has_token(i.helpers, "sysreg_write") || has_token(i.helpers, "undefined");
+  }
+  return e;
+}
+const std::array<bool, a64::kNumInsns> kEndsBlock = build_ends_block();
+
 bool no_monitors = false; // what monitors_active_ points at for a core outside any group
 
 } // namespace
+
+uint8_t insn_flags(int id) { return kFlags[id]; }
 
 const char* exception_name(Exception e) {
   switch (e) {
@@ -291,6 +299,8 @@ bool Core::translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entr
   e.fetch = permits(t, Access::Fetch, el) ? page : ~0ull;
   e.pa = t.pa & ~0xfffull;
   e.host = mem.ram_pointer(e.pa);
+  // Stores to translated code take the slow path, which drops the translations (page_write).
+  if (jit_ && jit_->is_code_page(e.pa)) e.write = ~0ull;
   entry = &e;
   return true;
 }
@@ -336,6 +346,7 @@ static bool page_write(Core& c, uint64_t va, unsigned size, uint64_t v) {
   if (!e) return false;
   uint64_t pa = e->pa | (va & 0xfff);
   if (*c.monitors_active_) c.group->store_to(c, pa, size);
+  c.note_store(e->pa);
   if (e->host) {
     std::memcpy(e->host + (va & 0xfff), &v, size);
     return true;
@@ -408,6 +419,7 @@ void Core::zero_block(uint64_t va) {
   }
   uint64_t pa = e->pa | (base & 0xfff);
   if (*monitors_active_) group->store_to(*this, pa, 64);
+  note_store(e->pa);
   if (e->host) {
     std::memset(e->host + (base & 0xfff), 0, 64);
     return;
@@ -454,9 +466,17 @@ RunResult Core::run(uint64_t budget) {
   EXC = 0;
   uint64_t done = 0;
   const bool system = config.system;
+  // A translated block may start here: at entry, after a branch, an exception, an instruction that ends
+  // blocks, another block, or at a page start.
+  bool block_start = true;
   for (uint64_t n = 0; n < budget; ++n) {
     if (off_) return {Exit::Off, done};
-    if (uint32_t a = attention_.load(std::memory_order_relaxed)) {
+    uint32_t a = attention_.load(std::memory_order_relaxed);
+    if (a) {
+      if (a & kAttnJit) {
+        attention_.fetch_and(~kAttnJit, std::memory_order_relaxed);
+        a &= ~kAttnJit;
+      }
       if (a & kAttnExit) {
         attention_.fetch_and(~kAttnExit, std::memory_order_relaxed);
         return {Exit::Request, done};
@@ -465,9 +485,24 @@ RunResult Core::run(uint64_t budget) {
         return {Exit::Breakpoint, done};
       if ((a & kAttnIrq) && !(daif_ & 0x80) && system) {
         take_exception(0, 0, false, PC, 0x80, false);
+        block_start = true;
         continue;
       }
     }
+    if (jit_ && (block_start || !(PC & 0xfff)) && !(a & kAttnDebug)) {
+      uint32_t k = 0;
+      bool faulted = false;
+      if (jit_->try_run(*this, budget - n, a, k, faulted)) {
+        retired += k;
+        done += k;
+        n += k;
+        block_start = true;
+        if (faulted) goto fault;
+        --n; // the loop counts one
+        continue;
+      }
+    }
+    block_start = false;
     uint32_t insn;
     if (!fetch(insn)) goto fault;
     {
@@ -479,6 +514,7 @@ RunResult Core::run(uint64_t budget) {
         goto fault;
       }
       uint8_t f = kFlags[id];
+      if (kEndsBlock[id]) block_start = true;
       if (f | il_) {
         if (il_) {
           raise(Exception::IllegalState);
@@ -536,6 +572,7 @@ RunResult Core::run(uint64_t budget) {
     }
   fault:
     access_el_ = el_;
+    block_start = true;
     if (!system) return {Exit::Exception, done};
     deliver_sync();
   }
@@ -600,6 +637,30 @@ void CoreGroup::add(Core& core) {
   cores_.push_back(&core);
   core.group = this;
   core.monitors_active_ = &monitors_active;
+  if (core.engine() != Engine::Interp) core.set_engine(core.engine());
+}
+
+void Core::set_engine(Engine e) {
+  engine_ = e;
+  if (e == Engine::Interp) {
+    jit_.reset();
+    return;
+  }
+  std::shared_ptr<JitEngine>* shared = group ? &group->jit : nullptr;
+  if (shared && *shared) {
+    jit_ = *shared;
+  } else {
+    jit_ = std::make_shared<JitEngine>(e == Engine::Jit);
+    if (shared) *shared = jit_;
+  }
+  jit_->add_core(*this);
+}
+
+void Core::icache_invalidate_va(uint64_t va) {
+  if (!jit_) return;
+  Translation t = walk(va, Access::Read, el_);
+  if (t.ok) note_store(t.pa & ~0xfffull);
+  else jit_->invalidate_all(); // e.g. execute-only at EL0: the page is not known, so drop everything
 }
 
 void CoreGroup::store_to(Core& from, uint64_t pa, uint64_t size) {

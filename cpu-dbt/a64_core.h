@@ -11,10 +11,12 @@
 //    for the reasons in Exit.
 #pragma once
 #include "aarch64_isa.h"
+#include "cpu-dbt/a64_jit.h"
 #include "cpu-dbt/a64_mmu.h"
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,17 @@ enum class Exception : uint8_t {
 };
 
 const char* exception_name(Exception e);
+
+// Per-instruction facts the run loop (and the JIT's block builder) needs besides the semantics, from the
+// generated metadata.
+enum : uint8_t {
+  kFlagFp = 1,        // accesses the SIMD&FP registers, FPCR or FPSR: subject to CPACR_EL1.FPEN
+  kFlagHint = 2,      // HINT: WFI, WFE, SEV, SEVL
+  kFlagExclLoad = 4,  // LDXR/LDXP: the global monitor records the physical address
+  kFlagSpBase = 8,    // a load/store with base register Rn at bits 9:5: SP alignment check when Rn == 31
+  kFlagUnpriv = 16,   // LDTR/STTR family when bits 11:10 == 0b10: EL0 permissions
+};
+uint8_t insn_flags(int id);
 
 // Physical memory as a core sees it. The platform implements it on its bus; user-level tests on a flat
 // buffer. Called on TLB misses and for device (non-RAM) pages only, never on the hot path of RAM accesses.
@@ -100,6 +113,9 @@ public:
   void store_to(Core& from, uint64_t pa, uint64_t size);
   void flush_tlbs(Core& from);
   void send_event(Core& from);
+
+  // The JIT engine the group's cores share (one code cache; cores run on one thread), once one is set.
+  std::shared_ptr<JitEngine> jit;
 
 private:
   std::vector<Core*> cores_;
@@ -231,11 +247,30 @@ public:
   void set_daif(uint32_t d) { daif_ = d & 0x3c0; }
   void set_sp_el0(uint64_t v);
   uint64_t get_sp_el0() const;
-  void icache_invalidate() {} // IC IALLU/IALLUIS/IVAU: the JIT tier will drop translated code here
+  // IC IALLU/IALLUIS and debugger writes: the JIT tier drops its translations.
+  void icache_invalidate() {
+    if (jit_) jit_->invalidate_all();
+  }
+  // IC IVAU: drops the translations of the page `va` maps to (current EL1 view; nothing if unmapped).
+  void icache_invalidate_va(uint64_t va);
+
+  // ---- Execution engine (see a64_jit.h). Interp by default; cores of a group share one JitEngine.
+  void set_engine(Engine e);
+  Engine engine() const { return engine_; }
+  const JitEngine* jit() const { return jit_.get(); }
+  // A store reached the physical page `pa_page`: if it holds translated code, drop it.
+  void note_store(uint64_t pa_page) {
+    if (jit_ && jit_->is_code_page(pa_page)) jit_->code_written(*this, pa_page);
+  }
+  void jit_notify() { attention_.fetch_or(kAttnJit, std::memory_order_relaxed); }
   TranslationRegs translation_regs() const;
 
 private:
-  static constexpr uint32_t kAttnIrq = 1, kAttnExit = 2, kAttnDebug = 4;
+  friend class JitEngine;
+  // kAttnJit: translated code was overwritten; a running block returns to the run loop (nothing else).
+  static constexpr uint32_t kAttnIrq = 1, kAttnExit = 2, kAttnDebug = 4, kAttnJit = 8;
+  Engine engine_ = Engine::Interp;
+  std::shared_ptr<JitEngine> jit_;
   std::atomic<uint32_t> attention_{0};
   unsigned el_ = 1, spsel_ = 1;
   uint32_t daif_ = 0x3c0;

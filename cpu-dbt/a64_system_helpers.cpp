@@ -1124,7 +1124,7 @@ void sys_op(Core& c, uint64_t insn) {
     if (!by_va) return c.raise_undefined();
     if (el0 && !(c.sys.sctlr >> 26 & 1)) return trap();
     cache_maint(c, va, false);
-    if (ivau && !c.EXC) c.icache_invalidate();
+    if (ivau && !c.EXC) c.icache_invalidate_va(va);
     return;
   }
   c.raise_undefined();

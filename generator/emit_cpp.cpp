@@ -379,6 +379,11 @@ std::vector<std::string> cpp_outputs(const std::string& isa, const CppOptions& o
   return v;
 }
 
+std::string cpp_expr(const Description& d, const Expr& e, const Type* to) {
+  Emitter em(d);
+  return to ? em.conv(e, *to) : em.expr(e);
+}
+
 void emit_cpp(const Description& d, const CppOptions& opts) {
   const std::string& isa = d.isa_name;
   const std::string dir = opts.out_dir + "/";

@@ -13,6 +13,11 @@ struct CppOptions {
 
 void emit_cpp(const Description& desc, const CppOptions& opts);
 
+// The interpreter's C++ for one expression (converted to `to` when given), for backends that evaluate
+// decode-time constants with the interpreter's own code (emit_llvm). Fields are named f_<name>, locals
+// and parameters v_<name>; fault-capable calls are not allowed here.
+std::string cpp_expr(const Description& desc, const Expr& e, const Type* to = nullptr);
+
 // The files emit_cpp writes for `isa`, for build systems.
 std::vector<std::string> cpp_outputs(const std::string& isa, const CppOptions& opts);
 

@@ -1,6 +1,7 @@
 // adlc: compiles architecture descriptions (archdesc/<isa>/*.adl) into C++ for the emulator.
 #include "checker.h"
 #include "emit_cpp.h"
+#include "emit_llvm.h"
 #include "parser.h"
 #include <cstring>
 #include <iostream>
@@ -13,6 +14,7 @@ void usage(std::ostream& o) {
        "  -o DIR           write generated files into DIR (required unless --check)\n"
        "  --chunks N       split the interpreter over N .cpp files (default 4)\n"
        "  --check          parse and check only; write nothing\n"
+       "  --jit            write the JIT's IR emitters (LLVM) instead of the interpreter and decoder\n"
        "  --list-outputs   print the names of the files that would be written, for build systems\n"
        "  --isa NAME       with --list-outputs: the ISA name (files need not exist)\n"
        "  -h, --help       this text\n";
@@ -23,7 +25,7 @@ void usage(std::ostream& o) {
 int main(int argc, char** argv) {
   adl::CppOptions opts;
   std::vector<std::string> files;
-  bool check_only = false, list = false;
+  bool check_only = false, list = false, jit = false;
   std::string isa;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -50,6 +52,8 @@ int main(int argc, char** argv) {
       opts.interp_chunks = static_cast<int>(n);
     } else if (a == "--check") {
       check_only = true;
+    } else if (a == "--jit") {
+      jit = true;
     } else if (a == "--list-outputs") {
       list = true;
     } else if (a == "--isa") {
@@ -66,7 +70,8 @@ int main(int argc, char** argv) {
       std::cerr << "adlc: --list-outputs needs --isa NAME\n";
       return 2;
     }
-    for (auto& f : adl::cpp_outputs(isa, opts)) std::cout << f << "\n";
+    for (auto& f : jit ? adl::llvm_outputs(isa, {opts.out_dir, opts.interp_chunks}) : adl::cpp_outputs(isa, opts))
+      std::cout << f << "\n";
     return 0;
   }
   if (files.empty()) {
@@ -81,7 +86,8 @@ int main(int argc, char** argv) {
     adl::Description desc;
     for (auto& f : files) adl::parse_file(f, desc);
     adl::check(desc);
-    if (!check_only) adl::emit_cpp(desc, opts);
+    if (!check_only && jit) adl::emit_llvm(desc, {opts.out_dir, opts.interp_chunks});
+    else if (!check_only) adl::emit_cpp(desc, opts);
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
     return 1;

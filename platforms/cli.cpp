@@ -34,6 +34,9 @@ std::string help_text() {
          "  --gpu-threads N     host threads that run GPU compute workgroups (1..64; default 2,\n"
          "                      or 1 on a single-thread host); results do not depend on N\n"
          "  --no-gpu            no Mali-G71 (no device, no device-tree node)\n"
+         "  --cpu-engine E      how CPUs run guest code: interp (interpreter only), jit (translate every\n"
+         "                      block before it runs), auto (interpret, compile hot blocks in the\n"
+         "                      background; default). Results are the same in every mode.\n"
          "Guest images:\n"
          "  --kernel FILE       Linux arm64 Image (raw or gzip)\n"
          "  --initrd FILE       initial ramdisk\n"
@@ -159,6 +162,13 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
         return std::nullopt;
       }
       o.memory = *n;
+    } else if (a == "--cpu-engine") {
+      if (!value(v)) return std::nullopt;
+      if (v != "interp" && v != "jit" && v != "auto") {
+        error = "--cpu-engine needs interp, jit or auto, not '" + v + "'";
+        return std::nullopt;
+      }
+      o.cpu_engine = v;
     } else if (a == "--gpu-cores") {
       if (!value(v)) return std::nullopt;
       auto n = parse_uint(v);

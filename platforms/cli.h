@@ -19,6 +19,7 @@ struct Options {
   unsigned gpu_threads = 0;  // --gpu-threads N: host threads compute workgroups run on (0: the default)
   bool trace_gpu_regs = false; // --trace gpu-regs
   std::string trace_file;       // --trace-file FILE (default: stderr)
+  std::string cpu_engine = "auto"; // --cpu-engine interp|jit|auto (cpu-dbt/a64_jit.h)
   bool help = false, version = false;
 };
 

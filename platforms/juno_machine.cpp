@@ -106,6 +106,9 @@ bool JunoMachine::load(std::string& error) {
     c.cntfrq = dev::VirtualClock::kFrequency;
     cores_.push_back(std::make_unique<cpu::Core>(*this, c, this));
     group_.add(*cores_.back());
+    cpu::Engine engine = cpu::Engine::Auto;
+    cpu::parse_engine(options_.cpu_engine, engine); // validated by the command line
+    cores_.back()->set_engine(engine);
     cores_.back()->power_off();
   }
   waiting_.assign(n, false);

@@ -83,12 +83,14 @@ struct Options {
   unsigned max_report = 20;
   bool strict = false;
   std::string coverage_file;
+  vplat::cpu::Engine engine = vplat::cpu::Engine::Interp;
 };
 
 void usage() {
   std::cout <<
       "usage: a64-diff decode [--insn A,B] [--class PREFIX] [--per-insn N] [--random N] [--strict] [--seed S]\n"
       "       a64-diff exec   [--insn A,B] [--class PREFIX] [--count N] [--stream K] [--seed S] [--coverage FILE]\n"
+      "                       [--engine interp|jit|auto]\n"
       "\n"
       "decode  For each selected instruction, N random encodings of its pattern are disassembled by vplat and by\n"
       "        LLVM 16 (Armv8.0 + FP + AdvSIMD + CRC); verdicts and text must agree. --random N also checks N\n"
@@ -284,6 +286,7 @@ struct Mismatch {
 class ExecDiff {
 public:
   explicit ExecDiff(const Options& o) : o_(o), rng_(o.seed), core_(mem_) {
+    core_.set_engine(o.engine);
     uni_.map(kNearBase, kNearSize);
     uni_.map(kDataBase, kDataSize);
     for (auto& b : mem_.data) b = static_cast<uint8_t>(rng_.next());
@@ -340,6 +343,17 @@ public:
     if (known_deviation_)
       std::cout << "  " << known_deviation_ << " streams not compared: known QEMU 5 deviations from the Arm ARM"
                 << " (unaligned exclusive or acquire/release access, store-exclusive of another size)\n";
+    if (const auto* jit = core_.jit()) {
+      const auto& st = jit->stats();
+      std::cout << "jit: " << st.blocks_compiled << " blocks compiled, " << st.blocks_run << " block runs, "
+                << st.insns_in_blocks << " instructions retired in translated blocks, " << st.invalidated_pages
+                << " page invalidations\n";
+      // A JIT run that never ran translated code would compare the interpreter twice.
+      if (o_.engine == vplat::cpu::Engine::Jit && compared_ > 0 && st.insns_in_blocks == 0) {
+        std::cout << "FAIL: no instruction ran in a translated block\n";
+        return 1;
+      }
+    }
     std::cout << (streams_ - failed_) << " passed, " << failed_ << " failed\n";
     return failed_ ? 1 : 0;
   }
@@ -411,18 +425,27 @@ private:
 
   // Runs the stream on our core one instruction at a time, noting whether a store-exclusive met a monitor
   // that marks its address with another access size (the QEMU 5 deviation described in run_stream).
+  // With --engine jit the instructions between store-exclusives run in one call, so that they go
+  // through translated blocks (Engine::Jit translates each block before it runs).
   uint64_t run_core(const std::vector<uint32_t>& words, const std::vector<int>& ids, bool& mixed_exclusive) {
     mixed_exclusive = false;
     uint64_t n = 0;
+    auto is_store_excl = [&](uint64_t i) {
+      std::string name = g::kInsnInfo[ids[i]].name;
+      return name == "STXR" || name == "STXP";
+    };
     while (n < words.size()) {
-      std::string name = g::kInsnInfo[ids[n]].name;
-      if ((name == "STXR" || name == "STXP") && core_.EXCL_VALID) {
-        unsigned bytes = (name == "STXP" ? 2u : 1u) << (words[n] >> 30);
+      if (is_store_excl(n) && core_.EXCL_VALID) {
+        unsigned bytes = (g::kInsnInfo[ids[n]].name == std::string("STXP") ? 2u : 1u) << (words[n] >> 30);
         uint64_t addr = core_.X[(words[n] >> 5) & 31];
         if (addr == core_.EXCL_ADDR && bytes != core_.EXCL_SIZE) mixed_exclusive = true;
       }
-      if (core_.run(1).retired != 1) break;
-      ++n;
+      uint64_t k = 1;
+      if (o_.engine != vplat::cpu::Engine::Interp && !is_store_excl(n))
+        while (n + k < words.size() && !is_store_excl(n + k)) ++k;
+      uint64_t r = core_.run(k).retired;
+      n += r;
+      if (r != k) break;
     }
     return n;
   }
@@ -435,6 +458,7 @@ private:
     uint32_t self_branch = 0x14000000; // b . : keeps Unicorn's translation block short
     std::memcpy(code.data() + words.size() * 4, &self_branch, 4);
     std::memcpy(mem_.code(), code.data(), code.size());
+    core_.icache_invalidate(); // the stream was written behind the core's back
     uni_.write(kCodeBase, code.data(), code.size());
     uni_.set_state(init);
     // TPIDR_EL0 is user-visible (MRS/MSR) but not in A64State: start both from the same value.
@@ -614,7 +638,13 @@ int main(int argc, char** argv) {
     else if (a == "--max-report") o.max_report = static_cast<unsigned>(number());
     else if (a == "--strict") o.strict = true;
     else if (a == "--coverage") o.coverage_file = value();
-    else {
+    else if (a == "--engine") {
+      std::string v = value();
+      if (!vplat::cpu::parse_engine(v, o.engine)) {
+        std::cerr << "a64-diff: --engine takes interp, jit or auto, not '" << v << "'\n";
+        return 2;
+      }
+    } else {
       std::cerr << "a64-diff: unknown option '" << a << "' (see --help)\n";
       return 2;
     }

@@ -92,7 +92,11 @@ struct Machine {
   Memory mem;
   Hooks hooks;
   Core core;
-  explicit Machine(Core::Config cfg = system_config()) : core(mem, cfg, &hooks) {}
+  explicit Machine(Core::Config cfg = system_config()) : core(mem, cfg, &hooks) {
+#ifdef VPLAT_TEST_ENGINE_JIT
+    core.set_engine(Engine::Jit);
+#endif
+  }
   static Core::Config system_config() {
     Core::Config c;
     c.system = true;

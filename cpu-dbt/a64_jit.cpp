@@ -1,0 +1,768 @@
+// The JIT tier (see a64_jit.h): block formation, IR for a block from the generated per-instruction
+// emitters, compilation with ORC LLJIT on a background thread (or synchronously for Engine::Jit), the
+// block cache and its invalidation.
+#include "cpu-dbt/a64_jit.h"
+#include "aarch64_helpers.h"
+#include "aarch64_jit.h"
+#include "cpu-dbt/a64_core.h"
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/DeadStoreElimination.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
+#include <llvm/Support/TargetSelect.h>
+#include <algorithm>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+#endif
+
+namespace vplat::cpu {
+
+namespace g = vplat::gen::aarch64;
+
+bool parse_engine(std::string_view text, Engine& out) {
+  if (text == "interp") out = Engine::Interp;
+  else if (text == "jit") out = Engine::Jit;
+  else if (text == "auto") out = Engine::Auto;
+  else return false;
+  return true;
+}
+
+const char* engine_name(Engine e) {
+  switch (e) {
+  case Engine::Interp: return "interp";
+  case Engine::Jit: return "jit";
+  case Engine::Auto: return "auto";
+  }
+  return "?";
+}
+
+namespace {
+
+// How a block treats an instruction.
+enum class Role : uint8_t {
+  Body,     // translated; the block continues after it
+  Last,     // translated and ends the block (branches)
+  Outside,  // not in blocks: the interpreter runs it (the block ends before it)
+};
+
+bool has_token(const char* list, std::string_view t) {
+  std::string_view l(list);
+  size_t pos = 0;
+  while (pos <= l.size()) {
+    size_t end = l.find(',', pos);
+    if (end == std::string_view::npos) end = l.size();
+    if (l.substr(pos, end - pos) == t) return true;
+    pos = end + 1;
+  }
+  return false;
+}
+
+// System instructions, exception generation and undefined encodings change or consult what the run loop
+// owns (EL, DAIF, translation regime, exception entry, the timers): they stay in the interpreter. So do
+// WFI/WFE/SEV/SEVL and load-exclusives, which the run loop treats specially.
+Role role_of(int id, uint32_t insn) {
+  if (id < 0) return Role::Outside;
+  const auto& i = g::kInsnInfo[id];
+  std::string_view cls(i.cls);
+  if (cls.substr(0, 4) == "sys_" && cls != "sys_nop") return Role::Outside;
+  for (const char* h : {"raise_exception", "sysreg_read", "sysreg_write", "undefined"})
+    if (has_token(i.helpers, h)) return Role::Outside;
+  uint8_t f = insn_flags(id);
+  if (f & kFlagExclLoad) return Role::Outside;
+  if (f & kFlagHint) {
+    unsigned op = (insn >> 5) & 0x7f;
+    if (op >= 2 && op <= 5) return Role::Outside;
+  }
+  return i.is_branch ? Role::Last : Role::Body;
+}
+
+struct Key {
+  uint64_t va, pa;
+  unsigned el;
+  bool operator==(const Key& o) const { return va == o.va && pa == o.pa && el == o.el; }
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.va * 31 + k.pa * 7 + k.el); }
+};
+
+using BlockFn = uint64_t (*)(g::State* s, uint32_t attention);
+constexpr uint64_t kFaulted = 1ull << 32;
+
+// The code of one compiled module. When the last block using it is dropped, its memory is released at the
+// next safe point (the run loop, outside translated code).
+struct Chunk {
+  llvm::orc::ResourceTrackerSP rt;
+  std::vector<llvm::orc::ResourceTrackerSP>* graveyard;
+  Chunk(llvm::orc::ResourceTrackerSP r, std::vector<llvm::orc::ResourceTrackerSP>* g) : rt(std::move(r)), graveyard(g) {}
+  ~Chunk() { graveyard->push_back(std::move(rt)); }
+};
+
+struct Block {
+  Key key;
+  unsigned len = 0; // 0: nothing translatable starts here
+  bool fp = false;  // contains FP/SIMD instructions (they trap when CPACR_EL1.FPEN says so)
+  BlockFn fn = nullptr;
+  std::shared_ptr<Chunk> code;
+};
+
+struct Request {
+  Key key;
+  std::vector<uint32_t> words;
+  uint64_t epoch = 0, page_gen = 0;
+};
+
+struct Result {
+  Request req;
+  BlockFn fn = nullptr;
+  std::shared_ptr<Chunk> code; // shared by the blocks compiled in one module
+};
+
+// Offsets (from the State base of a Core) of the Core members translated code touches.
+struct CoreOffsets {
+  size_t attention, access_el, cur_insn, sp_check, tlb, align_mask, monitors;
+};
+
+} // namespace
+
+struct JitEngine::Impl {
+  bool sync;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::vector<Core*> cores;
+  CoreOffsets off{};
+  JitStats stats;
+
+  std::unordered_map<Key, std::unique_ptr<Block>, KeyHash> blocks;
+  struct Page {
+    uint64_t gen = 0;
+    std::vector<Key> keys; // blocks and requests on this page
+    bool code = false;     // translated (or being translated): stores to it must take the slow path
+  };
+  std::unordered_map<uint64_t, Page> pages; // code pages (physical)
+  // Direct-mapped cache of block starts: the block, or how often the start ran interpreted (hotness).
+  struct Entry {
+    uint64_t va = ~0ull, pa = 0;
+    unsigned el = 0;
+    uint64_t gen = 0;
+    uint32_t count = 0;
+    Block* block = nullptr;
+  };
+  static constexpr size_t kCache = 16384;
+  std::vector<Entry> cache = std::vector<Entry>(kCache);
+  uint64_t cache_gen = 1; // bumped when blocks are dropped: every entry is then stale
+  std::unordered_set<Key, KeyHash> pending; // submitted to the background compiler
+
+  Block* lookup(Core& c, uint64_t budget_left, bool count);
+  std::vector<llvm::orc::ResourceTrackerSP> graveyard; // removed at the next safe point
+  uint64_t epoch = 0, next_name = 0;
+
+  // Background compilation.
+  std::thread worker;
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<Request> queue;
+  std::vector<Result> results;
+  std::atomic<bool> results_ready{false};
+  bool stopping = false;
+
+  const bool dump_ir = std::getenv("VPLAT_JIT_DUMP") != nullptr; // VPLAT_JIT_DUMP: print each block's IR
+
+  explicit Impl(bool synchronous) : sync(synchronous) {
+    static std::once_flag init;
+    std::call_once(init, [] {
+      llvm::InitializeNativeTarget();
+      llvm::InitializeNativeTargetAsmPrinter();
+    });
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb) {
+      std::fprintf(stderr, "vplat: cannot create the JIT: %s\n", llvm::toString(jtmb.takeError()).c_str());
+      std::abort();
+    }
+    // Blocks are small and straight-line: the cheaper code generator loses little.
+    jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::None);
+    auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+    if (!j) {
+      std::fprintf(stderr, "vplat: cannot create the JIT: %s\n", llvm::toString(j.takeError()).c_str());
+      std::abort();
+    }
+    jit = std::move(*j);
+    // Wide division and memory intrinsics may become calls to the C runtime (__udivti3, memcpy).
+    auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit->getDataLayout().getGlobalPrefix());
+    if (gen) jit->getMainJITDylib().addGenerator(std::move(*gen));
+    if (!sync) worker = std::thread([this] { work(); });
+  }
+
+  ~Impl() {
+    if (worker.joinable()) {
+      {
+        std::lock_guard<std::mutex> l(m);
+        stopping = true;
+      }
+      cv.notify_all();
+      worker.join();
+    }
+    results.clear();
+    blocks.clear();
+    graveyard.clear();
+  }
+
+  // ---------------------------------------------------------------------------------- translation
+
+  // IR for one block: uint64_t fn(State*, uint32_t attention) returning the instructions retired, with
+  // kFaulted when the next one raised an exception.
+  // One module for a batch of blocks: the code generator's set-up cost is paid once per module.
+  std::vector<Result> compile(std::vector<Request>&& reqs) {
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto mod = std::make_unique<llvm::Module>("blocks", *ctx);
+    mod->setDataLayout(jit->getDataLayout());
+    std::vector<std::string> names;
+    for (Request& req : reqs) {
+      names.push_back("blk" + std::to_string(req.key.va) + "_" + std::to_string(next_name_atomic()));
+      build_function(*ctx, *mod, req, names.back());
+    }
+    optimize(*mod);
+    if (dump_ir) mod->print(llvm::errs(), nullptr);
+    auto rt = jit->getMainJITDylib().createResourceTracker();
+    if (auto err = jit->addIRModule(rt, llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
+      std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(std::move(err)).c_str());
+      std::abort();
+    }
+    auto code = std::make_shared<Chunk>(std::move(rt), &graveyard);
+    std::vector<Result> out;
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      auto sym = jit->lookup(names[i]);
+      if (!sym) {
+        std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(sym.takeError()).c_str());
+        std::abort();
+      }
+      Result r;
+      r.fn = sym->toPtr<BlockFn>();
+      r.code = code;
+      r.req = std::move(reqs[i]);
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+  Result compile(Request&& req) {
+    std::vector<Request> one;
+    one.push_back(std::move(req));
+    return std::move(compile(std::move(one)).front());
+  }
+
+  // IR for one block: uint64_t fn(State*, uint32_t attention) returning the instructions retired, with
+  // kFaulted when the next one raised an exception.
+  void build_function(llvm::LLVMContext& lctx, llvm::Module& module, const Request& req, const std::string& name) {
+    llvm::LLVMContext* ctx = &lctx;
+    llvm::IRBuilder<> b(*ctx);
+    auto* i64 = b.getInt64Ty();
+    auto* i32 = b.getInt32Ty();
+    auto* ft = llvm::FunctionType::get(i64, {b.getPtrTy(), i32}, false);
+    auto* f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, &module);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::Value* state = f->getArg(0);
+    llvm::Value* attention = f->getArg(1);
+    b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", f));
+    vplat::adljit::Ctx c(b, state);
+    unsigned access_el = req.key.el; // EL whose TLB data accesses use (0 for LDTR/STTR)
+    c.inline_call = [&](void* fn, const std::vector<llvm::Value*>& args, llvm::Value*& result) {
+      return inline_memory(c, fn, args, access_el, result);
+    };
+    c.pc_offset = offsetof(g::State, PC);
+    c.fault_flag_offset = offsetof(g::State, EXC);
+    const size_t npc = offsetof(g::State, NPC), pc_off = offsetof(g::State, PC);
+    auto store64 = [&](llvm::IRBuilder<>& bb, size_t offset, llvm::Value* v) {
+      bb.CreateStore(v, bb.CreateConstInBoundsGEP1_64(bb.getInt8Ty(), state, offset));
+    };
+    const unsigned n = static_cast<unsigned>(req.words.size());
+    bool ended = false;
+    for (unsigned i = 0; i < n && !ended; ++i) {
+      const uint32_t insn = req.words[i];
+      const uint64_t pc = req.key.va + 4ull * i;
+      const int id = g::decode(insn);
+      const auto& info = g::kInsnInfo[id];
+      const uint8_t flags = insn_flags(id);
+      const bool branch = role_of(id, insn) == Role::Last;
+      const bool sp_check = (flags & kFlagSpBase) && ((insn >> 5) & 31) == 31;
+      const bool unpriv = (flags & kFlagUnpriv) && ((insn >> 10) & 3) == 2;
+      const bool fallback = g::kJitFallback[id] != nullptr;
+      // Anything that may raise an exception needs PC (the return address) and the instruction word.
+      const bool precise = info.may_fault || sp_check || fallback;
+      c.pc = pc;
+      c.unsupported = false;
+      // Where an exception raised by this instruction leaves the block: i instructions completed.
+      auto* fault = llvm::BasicBlock::Create(*ctx, "fault", f);
+      {
+        llvm::IRBuilder<> fb(fault);
+        store64(fb, npc, fb.getInt64(pc + 4));
+        fb.CreateRet(fb.getInt64(i | kFaulted));
+      }
+      c.fault_bb = fault;
+      if (precise) {
+        store64(b, pc_off, b.getInt64(pc));
+        b.CreateStore(b.getInt32(insn), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.cur_insn));
+      }
+      if (sp_check) {
+        // SCTLR_EL1.SA/SA0 for the current EL, cached in the core: an unaligned SP base faults first.
+        llvm::Value* chk = b.CreateLoad(b.getInt8Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.sp_check));
+        llvm::Value* sp = c.load_elem(offsetof(g::State, X), 64, false, c.k64(31));
+        llvm::Value* bad = b.CreateAnd(b.CreateICmpNE(chk, b.getInt8(0)), b.CreateICmpNE(b.CreateAnd(sp, 15), c.k64(0)));
+        auto* raise = llvm::BasicBlock::Create(*ctx, "sp_align", f);
+        auto* cont = llvm::BasicBlock::Create(*ctx, "sp_ok", f);
+        b.CreateCondBr(bad, raise, cont);
+        b.SetInsertPoint(raise);
+        c.call_helper(reinterpret_cast<void*>(&raise_sp_alignment), vplat::adljit::Ctx::Ret::Void, true, {}, false);
+        b.CreateBr(fault);
+        b.SetInsertPoint(cont);
+      }
+      if (unpriv)
+        b.CreateStore(b.getInt32(0), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
+      access_el = unpriv ? 0 : req.key.el;
+      if (branch) store64(b, npc, b.getInt64(pc + 4));
+      if (fallback || !g::kJitEmit[id](c, insn)) {
+        ++stats_fallback;
+        c.call_helper(reinterpret_cast<void*>(g::kExec[id]), vplat::adljit::Ctx::Ret::Void, true, {c.k64(insn)}, true);
+      }
+      if (unpriv)
+        b.CreateStore(b.getInt32(req.key.el), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
+      if (branch) {
+        llvm::Value* target = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, npc));
+        store64(b, pc_off, target);
+        b.CreateRet(b.getInt64(i + 1));
+        ended = true;
+        break;
+      }
+      if (info.may_fault && i + 1 < n) {
+        // A device access may have raised an interrupt, or a store overwritten translated code: return to
+        // the run loop, which looks at the attention flags before the next instruction as it always does.
+        auto* ld = b.CreateLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.attention));
+        ld->setAtomic(llvm::AtomicOrdering::Monotonic);
+        ld->setAlignment(llvm::Align(4));
+        auto* leave = llvm::BasicBlock::Create(*ctx, "attention", f);
+        auto* cont = llvm::BasicBlock::Create(*ctx, "next", f);
+        b.CreateCondBr(b.CreateICmpNE(ld, attention), leave, cont);
+        {
+          llvm::IRBuilder<> lb(leave);
+          store64(lb, pc_off, lb.getInt64(pc + 4));
+          store64(lb, npc, lb.getInt64(pc + 4));
+          lb.CreateRet(lb.getInt64(i + 1));
+        }
+        b.SetInsertPoint(cont);
+      }
+    }
+    if (!ended) {
+      uint64_t end = req.key.va + 4ull * n;
+      store64(b, pc_off, b.getInt64(end));
+      store64(b, npc, b.getInt64(end));
+      b.CreateRet(b.getInt64(n));
+    }
+    if (llvm::verifyFunction(*f, &llvm::errs())) {
+      std::fprintf(stderr, "vplat: JIT produced invalid IR for the block at 0x%llx\n",
+                   static_cast<unsigned long long>(req.key.va));
+      std::abort();
+    }
+  }
+
+  // The soft-TLB fast path of mem_read/mem_write (a64_helpers.cpp) in IR, for accesses of a constant size:
+  // a tag compare in the TLB bank of the access EL, a RAM page, no page crossing, no SCTLR.A alignment fault,
+  // and for stores no exclusive monitor to update. Everything else calls the helper, as the interpreter does.
+  bool inline_memory(vplat::adljit::Ctx& c, void* fn, const std::vector<llvm::Value*>& args, unsigned el,
+                     llvm::Value*& result) {
+    const bool read = fn == reinterpret_cast<void*>(&g::mem_read);
+    if (!read && fn != reinterpret_cast<void*>(&g::mem_write)) return false;
+    if (!vplat::adljit::Ctx::is_const(args[1])) return false;
+    const uint64_t size = vplat::adljit::Ctx::const_u64(args[1]);
+    if (size != 1 && size != 2 && size != 4 && size != 8) return false;
+    auto& b = c.b;
+    auto* i8 = b.getInt8Ty();
+    llvm::Value* addr = args[0];
+    llvm::Value* s = c.state;
+    llvm::Value* page = b.CreateAnd(addr, c.k64(~0xfffull));
+    llvm::Value* offset = b.CreateAnd(addr, c.k64(0xfff));
+    llvm::Value* index = b.CreateAnd(b.CreateLShr(addr, c.k64(12)), c.k64(Core::kTlbSize - 1));
+    const size_t bank = off.tlb + el * sizeof(Core::TlbEntry) * Core::kTlbSize;
+    llvm::Value* entry = b.CreateGEP(i8, b.CreateConstInBoundsGEP1_64(i8, s, bank),
+                                     b.CreateMul(index, c.k64(sizeof(Core::TlbEntry))));
+    const size_t tag_off = read ? offsetof(Core::TlbEntry, read) : offsetof(Core::TlbEntry, write);
+    llvm::Value* tag = b.CreateLoad(c.i64, b.CreateConstInBoundsGEP1_64(i8, entry, tag_off));
+    llvm::Value* host = b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host)));
+    llvm::Value* ok = b.CreateAnd(b.CreateICmpEQ(tag, page), b.CreateICmpNE(host, llvm::ConstantPointerNull::get(
+                                                                                      llvm::PointerType::get(c.ctx, 0))));
+    if (size > 1) {
+      ok = b.CreateAnd(ok, b.CreateICmpULE(offset, c.k64(0x1000 - size)));
+      llvm::Value* mask = b.CreateLoad(c.i64, b.CreateConstInBoundsGEP1_64(i8, s, off.align_mask));
+      ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateAnd(b.CreateAnd(addr, c.k64(size - 1)), mask), c.k64(0)));
+    }
+    if (!read) {
+      llvm::Value* mon_ptr = b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, s, off.monitors));
+      ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateLoad(i8, mon_ptr), b.getInt8(0)));
+    }
+    llvm::Function* f = b.GetInsertBlock()->getParent();
+    auto* fast = llvm::BasicBlock::Create(c.ctx, read ? "ld.fast" : "st.fast", f);
+    auto* slow = llvm::BasicBlock::Create(c.ctx, read ? "ld.slow" : "st.slow", f);
+    auto* join = llvm::BasicBlock::Create(c.ctx, "mem.done", f);
+    b.CreateCondBr(ok, fast, slow);
+    b.SetInsertPoint(fast);
+    llvm::Type* vt = b.getIntNTy(static_cast<unsigned>(8 * size));
+    llvm::Value* p = b.CreateGEP(i8, host, offset);
+    llvm::Value* fast_value = nullptr;
+    if (read) {
+      auto* ld = b.CreateLoad(vt, p);
+      ld->setAlignment(llvm::Align(1));
+      fast_value = size == 8 ? static_cast<llvm::Value*>(ld) : b.CreateZExt(ld, c.i64);
+    } else {
+      auto* st = b.CreateStore(size == 8 ? args[2] : b.CreateTrunc(args[2], vt), p);
+      st->setAlignment(llvm::Align(1));
+    }
+    b.CreateBr(join);
+    b.SetInsertPoint(slow);
+    llvm::Value* slow_value = c.call_helper_direct(fn, read ? vplat::adljit::Ctx::Ret::I64 : vplat::adljit::Ctx::Ret::Void,
+                                                   true, args, true);
+    llvm::BasicBlock* slow_end = b.GetInsertBlock();
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    result = nullptr;
+    if (read) {
+      llvm::PHINode* phi = b.CreatePHI(c.i64, 2);
+      phi->addIncoming(fast_value, fast);
+      phi->addIncoming(slow_value, slow_end);
+      result = phi;
+    }
+    return true;
+  }
+
+  static void raise_sp_alignment(g::State& s) { core_of(s).raise(Exception::SpAlignment); }
+
+  std::atomic<uint64_t> name_counter{0};
+  std::atomic<uint64_t> stats_fallback{0};
+  uint64_t next_name_atomic() { return name_counter.fetch_add(1, std::memory_order_relaxed); }
+
+  // The optimisation pipeline, built once per thread that compiles (building it costs more than running it
+  // on a small block).
+  struct Optimizer {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb;
+    llvm::FunctionPassManager fpm;
+    Optimizer() {
+      pb.registerModuleAnalyses(mam);
+      pb.registerCGSCCAnalyses(cgam);
+      pb.registerFunctionAnalyses(fam);
+      pb.registerLoopAnalyses(lam);
+      pb.crossRegisterProxies(lam, fam, cgam, mam);
+      // What partially evaluated emitter output needs: allocas to registers, folding of what the constant
+      // fields left, one CFG cleanup, and removal of state stores that a later instruction overwrites.
+      fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+      fpm.addPass(llvm::EarlyCSEPass());
+      fpm.addPass(llvm::InstCombinePass());
+      fpm.addPass(llvm::SimplifyCFGPass());
+      fpm.addPass(llvm::EarlyCSEPass());
+      fpm.addPass(llvm::DSEPass());
+      fpm.addPass(llvm::InstCombinePass());
+    }
+  };
+
+  static void optimize(llvm::Module& mod) {
+    thread_local Optimizer opt;
+    for (auto& fn : mod)
+      if (!fn.isDeclaration()) {
+        opt.fpm.run(fn, opt.fam);
+        opt.fam.clear(fn, fn.getName());
+      }
+  }
+
+  void work() {
+    for (;;) {
+      std::vector<Request> batch;
+      {
+        std::unique_lock<std::mutex> l(m);
+        cv.wait(l, [&] { return stopping || !queue.empty(); });
+        if (stopping) return;
+        while (!queue.empty() && batch.size() < kBatch) {
+          batch.push_back(std::move(queue.front()));
+          queue.pop_front();
+        }
+      }
+      std::vector<Result> done = compile(std::move(batch));
+      std::lock_guard<std::mutex> l(m);
+      for (auto& r : done) results.push_back(std::move(r));
+      results_ready.store(true, std::memory_order_release);
+    }
+  }
+  static constexpr size_t kBatch = 16; // blocks per module when requests queue up
+
+  // ---------------------------------------------------------------------------------- cache
+
+  void mark_code_page(uint64_t pa_page) {
+    Page& p = pages[pa_page];
+    if (p.code) return;
+    p.code = true;
+    // Existing TLB entries would let stores reach the page on the fast path.
+    for (Core* c : cores)
+      for (auto& bank : c->tlb_)
+        for (auto& e : bank)
+          if (e.pa == pa_page) e.write = ~0ull;
+  }
+
+  // Reads the instructions of a block at `key`: up to the page end, `max_len`, the first branch, or the
+  // first instruction blocks leave to the interpreter.
+  Request form(Core& c, const Key& key, const Core::TlbEntry& e, unsigned max_len) {
+    Request r;
+    r.key = key;
+    uint64_t off = key.va & 0xfff;
+    unsigned limit = std::min<unsigned>(max_len, static_cast<unsigned>((0x1000 - off) / 4));
+    for (unsigned i = 0; i < limit; ++i) {
+      uint32_t insn;
+      if (e.host) {
+        std::memcpy(&insn, e.host + off + 4 * i, 4);
+      } else {
+        uint64_t v;
+        if (!c.mem.read(e.pa | (off + 4 * i), 4, v)) break;
+        insn = static_cast<uint32_t>(v);
+      }
+      Role role = role_of(g::decode(insn), insn);
+      if (role == Role::Outside) break;
+      r.words.push_back(insn);
+      if (role == Role::Last) break;
+    }
+    r.epoch = epoch;
+    return r;
+  }
+
+  Block* install(Result&& res) {
+    const Key& k = res.req.key;
+    pending.erase(k);
+    uint64_t page = k.pa & ~0xfffull;
+    auto p = pages.find(page);
+    if (res.req.epoch != epoch || p == pages.end() || p->second.gen != res.req.page_gen) {
+      // The code changed while this was compiling.
+      return nullptr;
+    }
+    auto blk = std::make_unique<Block>();
+    blk->key = k;
+    blk->len = static_cast<unsigned>(res.req.words.size());
+    for (uint32_t w : res.req.words)
+      if (insn_flags(g::decode(w)) & kFlagFp) blk->fp = true;
+    blk->fn = res.fn;
+    blk->code = std::move(res.code);
+    Block* raw = blk.get();
+    auto& slot = blocks[k];
+    if (slot) {
+      ++cache_gen; // the cache may point at the block replaced
+    }
+    slot = std::move(blk);
+    set_entry(k, raw);
+    ++stats.blocks_compiled;
+    return raw;
+  }
+
+  void set_entry(const Key& k, Block* b) { cache[(k.va >> 2) & (kCache - 1)] = Entry{k.va, k.pa, k.el, cache_gen, 0, b}; }
+
+  void drop_page(uint64_t pa_page) {
+    auto p = pages.find(pa_page);
+    if (p == pages.end()) return;
+    ++cache_gen;
+    for (const Key& k : p->second.keys) {
+      auto it = blocks.find(k);
+      if (it == blocks.end()) continue;
+      blocks.erase(it);
+    }
+    uint64_t gen = p->second.gen + 1;
+    pages.erase(p);
+    // Keep the generation so that a compile in flight for this page is not installed.
+    page_gens[pa_page] = gen;
+    ++stats.invalidated_pages;
+  }
+  std::unordered_map<uint64_t, uint64_t> page_gens;
+
+  void drop_all() {
+    blocks.clear();
+    ++cache_gen;
+    pages.clear();
+    pending.clear();
+    ++epoch;
+    ++stats.flushes;
+  }
+
+  void collect_garbage() {
+    for (auto& rt : graveyard)
+      if (rt) cantFail(rt->remove());
+    graveyard.clear();
+  }
+
+  void submit(Core& c, const Key& key, const Core::TlbEntry& e, unsigned max_len, bool now, Block** out) {
+    Request r = form(c, key, e, max_len);
+    uint64_t page = key.pa & ~0xfffull;
+    if (r.words.empty()) {
+      // Nothing to translate here: remember it, so the run loop stops asking.
+      auto blk = std::make_unique<Block>();
+      blk->key = key;
+      Block* raw = blk.get();
+      blocks[key] = std::move(blk);
+      set_entry(key, raw);
+      pages[page].keys.push_back(key);
+      if (out) *out = raw;
+      return;
+    }
+    mark_code_page(page);
+    Page& p = pages[page];
+    if (auto g = page_gens.find(page); g != page_gens.end() && p.gen < g->second) p.gen = g->second;
+    p.keys.push_back(key);
+    r.page_gen = p.gen;
+    pending.insert(key);
+    if (now) {
+      Block* b = install(compile(std::move(r)));
+      if (out) *out = b;
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> l(m);
+      queue.push_back(std::move(r));
+    }
+    cv.notify_one();
+  }
+
+  void poll_results() {
+    if (!results_ready.load(std::memory_order_acquire)) return;
+    std::vector<Result> done;
+    {
+      std::lock_guard<std::mutex> l(m);
+      done.swap(results);
+      results_ready.store(false, std::memory_order_relaxed);
+    }
+    for (auto& r : done) install(std::move(r));
+  }
+};
+
+JitEngine::JitEngine(bool synchronous) : impl_(std::make_unique<Impl>(synchronous)) {}
+JitEngine::~JitEngine() {
+  // VPLAT_JIT_STATS=1: what the tier did, for tuning.
+  if (const char* v = std::getenv("VPLAT_JIT_STATS"); v && *v == '1') {
+    const JitStats& s = stats();
+    std::fprintf(stderr,
+                 "jit: %llu blocks compiled, %llu block runs, %llu instructions in blocks, %llu page invalidations, "
+                 "%llu flushes, %llu interpreter calls compiled into blocks\n",
+                 static_cast<unsigned long long>(s.blocks_compiled), static_cast<unsigned long long>(s.blocks_run),
+                 static_cast<unsigned long long>(s.insns_in_blocks), static_cast<unsigned long long>(s.invalidated_pages),
+                 static_cast<unsigned long long>(s.flushes), static_cast<unsigned long long>(s.fallback_insns));
+  }
+}
+
+void JitEngine::add_core(Core& core) {
+  auto& im = *impl_;
+  if (std::find(im.cores.begin(), im.cores.end(), &core) == im.cores.end()) im.cores.push_back(&core);
+  auto* base = reinterpret_cast<char*>(static_cast<g::State*>(&core));
+  im.off.attention = static_cast<size_t>(reinterpret_cast<char*>(&core.attention_) - base);
+  im.off.access_el = static_cast<size_t>(reinterpret_cast<char*>(&core.access_el_) - base);
+  im.off.cur_insn = static_cast<size_t>(reinterpret_cast<char*>(&core.cur_insn) - base);
+  im.off.sp_check = static_cast<size_t>(reinterpret_cast<char*>(&core.sp_check_) - base);
+  im.off.tlb = static_cast<size_t>(reinterpret_cast<char*>(&core.tlb_) - base);
+  im.off.align_mask = static_cast<size_t>(reinterpret_cast<char*>(&core.align_mask_) - base);
+  im.off.monitors = static_cast<size_t>(reinterpret_cast<char*>(&core.monitors_active_) - base);
+  static_assert(sizeof(core.attention_) == 4 && sizeof(core.access_el_) == 4 && sizeof(core.cur_insn) == 4 &&
+                sizeof(core.sp_check_) == 1);
+}
+
+// The block at core.PC if the fetch TLB maps it to RAM (or any memory, in user mode) and a translation
+// exists; counts the start for hotness (Auto) or translates it now (Jit) otherwise.
+Block* JitEngine::Impl::lookup(Core& c, uint64_t budget_left, bool count) {
+  const uint64_t pc = c.PC;
+  if (pc & 3) return nullptr;
+  const unsigned el = c.el_;
+  const Core::TlbEntry& e = c.tlb_[el][(pc >> 12) & (Core::kTlbSize - 1)];
+  if (e.fetch != (pc & ~0xfffull)) return nullptr; // the interpreter's fetch fills the TLB (or faults)
+  if (!e.host && c.config.system) return nullptr;   // code outside RAM is interpreted
+  const uint64_t pa = e.pa | (pc & 0xfff);
+  Entry& en = cache[(pc >> 2) & (kCache - 1)];
+  if (en.gen != cache_gen || en.va != pc || en.pa != pa || en.el != el) {
+    const Key key{pc, pa, el};
+    auto it = blocks.find(key);
+    en = Entry{pc, pa, el, cache_gen, 0, it == blocks.end() ? nullptr : it->second.get()};
+  }
+  if (en.block || !count) return en.block;
+  const Key key{pc, pa, el};
+  if (sync) {
+    Block* b = nullptr;
+    submit(c, key, e, static_cast<unsigned>(std::min<uint64_t>(kMaxBlockInsns, budget_left)), true, &b);
+    return b;
+  }
+  if (++en.count == kHotThreshold && !pending.count(key)) submit(c, key, e, kMaxBlockInsns, false, nullptr);
+  return nullptr;
+}
+
+bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint32_t& retired, bool& faulted) {
+  auto& im = *impl_;
+  if (!im.graveyard.empty()) im.collect_garbage();
+  im.poll_results();
+  if (im.blocks.size() > kMaxBlocks) im.drop_all();
+  if (c.il_) return false;
+  Block* b = im.lookup(c, budget_left, true);
+  if (!b || !b->fn || (b->fp && c.fp_trap_)) return false;
+  // The tail of a budget that a block does not fit runs in the interpreter, so that the instructions
+  // retired per run() call never depend on the tier. (Engine::Jit forms new blocks no longer than the budget
+  // left, so only a block formed earlier with more budget is skipped here.)
+  if (b->len > budget_left) return false;
+  // Blocks follow one another here while nothing the run loop checks between instructions has changed:
+  // the attention flags are as they were (EL, DAIF, the power state and the FP trap cannot change inside
+  // blocks: the instructions that change them are interpreted), and the budget covers the next block.
+  uint64_t total = 0;
+  for (;;) {
+    uint64_t r = b->fn(&c, attention);
+    uint32_t k = static_cast<uint32_t>(r);
+    total += k;
+    budget_left -= k;
+    ++im.stats.blocks_run;
+    if (r & kFaulted) {
+      faulted = true;
+      break;
+    }
+    if (c.attention_.load(std::memory_order_relaxed) != attention) break;
+    b = im.lookup(c, budget_left, !im.sync);
+    if (!b || !b->fn || b->len > budget_left || (b->fp && c.fp_trap_)) break;
+  }
+  im.stats.insns_in_blocks += total;
+  retired = static_cast<uint32_t>(total);
+  return true;
+}
+
+bool JitEngine::is_code_page(uint64_t pa_page) const {
+  auto it = impl_->pages.find(pa_page);
+  return it != impl_->pages.end() && it->second.code;
+}
+
+void JitEngine::code_written(Core& writer, uint64_t pa_page) {
+  impl_->drop_page(pa_page);
+  writer.jit_notify();
+}
+
+void JitEngine::invalidate_all() {
+  impl_->drop_all();
+  for (Core* c : impl_->cores) c->jit_notify();
+}
+
+const JitStats& JitEngine::stats() const {
+  impl_->stats.fallback_insns = impl_->stats_fallback.load();
+  return impl_->stats;
+}
+
+} // namespace vplat::cpu

@@ -1,0 +1,259 @@
+// The IR-building primitives of adl_jit.h. Each mirrors the adlrt function (adl_runtime.h) or the C++
+// the interpreter backend emits for the same operator, so both tiers compute the same bits.
+#include "generator/runtime/adl_jit.h"
+
+namespace vplat::adljit {
+
+Ctx::Ctx(llvm::IRBuilder<>& builder, llvm::Value* state_ptr)
+    : b(builder), ctx(builder.getContext()), i8(builder.getInt8Ty()), i64(builder.getInt64Ty()),
+      i128(builder.getInt128Ty()), ptr(builder.getPtrTy()), state(state_ptr) {}
+
+Value* Ctx::k128(unsigned __int128 v) {
+  uint64_t words[2] = {static_cast<uint64_t>(v), static_cast<uint64_t>(v >> 64)};
+  return llvm::ConstantInt::get(ctx, llvm::APInt(128, words));
+}
+
+Value* Ctx::cu(int w, Value* v) {
+  if (w >= 64) return v;
+  return b.CreateAnd(v, k64((uint64_t(1) << w) - 1));
+}
+
+Value* Ctx::cs(int w, Value* v) {
+  if (w >= 64) return v;
+  return b.CreateAShr(b.CreateShl(v, k64(64 - w)), k64(64 - w));
+}
+
+Value* Ctx::to64(Value* v) { return v->getType() == i128 ? b.CreateTrunc(v, i64) : v; }
+
+Value* Ctx::to128(Value* v, bool sign) {
+  if (v->getType() == i128) return v;
+  return sign ? b.CreateSExt(v, i128) : b.CreateZExt(v, i128);
+}
+
+Value* Ctx::truth(Value* v) { return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0)); }
+
+Value* Ctx::shl64(Value* a, Value* n) {
+  Value* big = b.CreateICmpUGE(n, k64(64));
+  return b.CreateSelect(big, k64(0), b.CreateShl(a, b.CreateAnd(n, k64(63))));
+}
+
+Value* Ctx::lshr64(Value* a, Value* n) {
+  Value* big = b.CreateICmpUGE(n, k64(64));
+  return b.CreateSelect(big, k64(0), b.CreateLShr(a, b.CreateAnd(n, k64(63))));
+}
+
+Value* Ctx::ashr64(Value* a, Value* n) {
+  Value* big = b.CreateICmpUGE(n, k64(64));
+  return b.CreateAShr(a, b.CreateSelect(big, k64(63), n));
+}
+
+Value* Ctx::shl128(Value* a, Value* n) {
+  Value* big = b.CreateICmpUGE(n, k64(128));
+  Value* n128 = b.CreateZExt(b.CreateAnd(n, k64(127)), i128);
+  return b.CreateSelect(big, k128(0), b.CreateShl(a, n128));
+}
+
+Value* Ctx::lshr128(Value* a, Value* n) {
+  Value* big = b.CreateICmpUGE(n, k64(128));
+  Value* n128 = b.CreateZExt(b.CreateAnd(n, k64(127)), i128);
+  return b.CreateSelect(big, k128(0), b.CreateLShr(a, n128));
+}
+
+// Division: the divisor is replaced by 1 where the result does not come from the hardware division, so
+// that the emitted udiv/sdiv never divides by zero or overflows.
+Value* Ctx::udiv(Value* a, Value* d) {
+  llvm::Type* t = a->getType();
+  Value* zero = llvm::ConstantInt::get(t, 0);
+  Value* dz = b.CreateICmpEQ(d, zero);
+  Value* safe = b.CreateSelect(dz, llvm::ConstantInt::get(t, 1), d);
+  return b.CreateSelect(dz, zero, b.CreateUDiv(a, safe));
+}
+
+Value* Ctx::urem(Value* a, Value* d) {
+  llvm::Type* t = a->getType();
+  Value* dz = b.CreateICmpEQ(d, llvm::ConstantInt::get(t, 0));
+  Value* safe = b.CreateSelect(dz, llvm::ConstantInt::get(t, 1), d);
+  return b.CreateSelect(dz, a, b.CreateURem(a, safe));
+}
+
+Value* Ctx::sdiv(Value* a, Value* d) {
+  llvm::Type* t = a->getType();
+  Value* zero = llvm::ConstantInt::get(t, 0);
+  Value* dz = b.CreateICmpEQ(d, zero);
+  Value* dm1 = b.CreateICmpEQ(d, llvm::ConstantInt::getSigned(t, -1));
+  Value* safe = b.CreateSelect(b.CreateOr(dz, dm1), llvm::ConstantInt::get(t, 1), d);
+  Value* q = b.CreateSDiv(a, safe);
+  return b.CreateSelect(dz, zero, b.CreateSelect(dm1, b.CreateSub(zero, a), q));
+}
+
+Value* Ctx::srem(Value* a, Value* d) {
+  llvm::Type* t = a->getType();
+  Value* zero = llvm::ConstantInt::get(t, 0);
+  Value* dz = b.CreateICmpEQ(d, zero);
+  Value* dm1 = b.CreateICmpEQ(d, llvm::ConstantInt::getSigned(t, -1));
+  Value* safe = b.CreateSelect(b.CreateOr(dz, dm1), llvm::ConstantInt::get(t, 1), d);
+  Value* r = b.CreateSRem(a, safe);
+  return b.CreateSelect(dz, a, b.CreateSelect(dm1, zero, r));
+}
+
+Value* Ctx::bit64(Value* a, Value* i) { return b.CreateAnd(lshr64(a, i), k64(1)); }
+
+Value* Ctx::bit128(Value* a, Value* i) { return b.CreateAnd(to64(lshr128(a, i)), k64(1)); }
+
+// ---------------------------------------------------------------------------------------- state
+
+static llvm::Type* storage_type(Ctx& c, int bits) { return llvm::IntegerType::get(c.ctx, bits); }
+
+Value* Ctx::load_state(size_t offset, int bits, bool sign) {
+  if (offset == pc_offset) return k64(pc);
+  Value* p = b.CreateConstInBoundsGEP1_64(i8, state, offset);
+  Value* v = b.CreateLoad(storage_type(*this, bits), p);
+  if (bits == 128 || bits == 64) return v;
+  return sign ? b.CreateSExt(v, i64) : b.CreateZExt(v, i64);
+}
+
+void Ctx::store_state(size_t offset, int bits, Value* v) {
+  Value* p = b.CreateConstInBoundsGEP1_64(i8, state, offset);
+  if (bits < 64) v = b.CreateTrunc(v, storage_type(*this, bits));
+  b.CreateStore(v, p);
+}
+
+Value* Ctx::elem_ptr(size_t offset, int bits, Value* index) {
+  Value* base = b.CreateConstInBoundsGEP1_64(i8, state, offset);
+  return b.CreateInBoundsGEP(storage_type(*this, bits), base, index);
+}
+
+Value* Ctx::load_elem(size_t offset, int bits, bool sign, Value* index) {
+  Value* v = b.CreateLoad(storage_type(*this, bits), elem_ptr(offset, bits, index));
+  if (bits == 128 || bits == 64) return v;
+  return sign ? b.CreateSExt(v, i64) : b.CreateZExt(v, i64);
+}
+
+void Ctx::store_elem(size_t offset, int bits, Value* index, Value* v) {
+  if (bits < 64) v = b.CreateTrunc(v, storage_type(*this, bits));
+  b.CreateStore(v, elem_ptr(offset, bits, index));
+}
+
+// ---------------------------------------------------------------------------------------- helpers
+
+Value* Ctx::call_helper(void* fn_addr, Ret ret, bool with_state, std::initializer_list<Value*> args, bool may_fault) {
+  std::vector<Value*> a(args);
+  Value* result = nullptr;
+  if (inline_call && inline_call(fn_addr, a, result)) return result;
+  return call_helper_direct(fn_addr, ret, with_state, a, may_fault);
+}
+
+Value* Ctx::call_helper_direct(void* fn_addr, Ret ret, bool with_state, const std::vector<Value*>& args, bool may_fault) {
+  std::vector<llvm::Type*> params;
+  std::vector<Value*> vals;
+  if (with_state) {
+    params.push_back(ptr);
+    vals.push_back(state);
+  }
+  for (Value* a : args) {
+    params.push_back(a->getType());
+    vals.push_back(a);
+  }
+  llvm::Type* rt = ret == Ret::Void ? b.getVoidTy() : ret == Ret::I64 ? i64 : i128;
+  auto* ft = llvm::FunctionType::get(rt, params, false);
+  Value* callee = b.CreateIntToPtr(k64(reinterpret_cast<uintptr_t>(fn_addr)), ptr);
+  Value* r = b.CreateCall(ft, callee, vals);
+  if (may_fault) check_fault();
+  return r;
+}
+
+void Ctx::check_fault() {
+  Value* exc = b.CreateLoad(i8, b.CreateConstInBoundsGEP1_64(i8, state, fault_flag_offset));
+  auto* cont = llvm::BasicBlock::Create(ctx, "ok", fn());
+  b.CreateCondBr(b.CreateICmpNE(exc, llvm::ConstantInt::get(i8, 0)), fault_bb, cont);
+  b.SetInsertPoint(cont);
+}
+
+llvm::AllocaInst* Ctx::local(llvm::Type* t) {
+  llvm::BasicBlock& entry = fn()->getEntryBlock();
+  llvm::IRBuilder<> eb(&entry, entry.begin());
+  return eb.CreateAlloca(t);
+}
+
+// ---------------------------------------------------------------------------------------- control
+
+void Ctx::emit_if(Value* cond, const std::function<void()>& then_fn, const std::function<void()>& else_fn) {
+  Value* c = truth(cond);
+  if (auto* k = llvm::dyn_cast<llvm::ConstantInt>(c)) {
+    if (!k->isZero()) then_fn();
+    else if (else_fn) else_fn();
+    return;
+  }
+  llvm::Function* f = fn();
+  auto* then_bb = llvm::BasicBlock::Create(ctx, "then", f);
+  auto* else_bb = llvm::BasicBlock::Create(ctx, "else", f);
+  auto* merge = llvm::BasicBlock::Create(ctx, "endif", f);
+  b.CreateCondBr(c, then_bb, else_bb);
+  bool saved = frame->done;
+  ++frame->dynamic_depth;
+  b.SetInsertPoint(then_bb);
+  then_fn();
+  bool then_done = frame->done;
+  if (!then_done) b.CreateBr(merge);
+  frame->done = saved;
+  b.SetInsertPoint(else_bb);
+  if (else_fn) else_fn();
+  bool else_done = frame->done;
+  if (!else_done) b.CreateBr(merge);
+  --frame->dynamic_depth;
+  frame->done = then_done && else_done;
+  b.SetInsertPoint(merge);
+  // Both arms returned: nothing follows on this path (the generated code checks frame->done).
+  if (frame->done) b.CreateUnreachable();
+}
+
+Value* Ctx::select_lazy(Value* cond, const std::function<Value*()>& a, const std::function<Value*()>& bf) {
+  Value* c = truth(cond);
+  if (auto* k = llvm::dyn_cast<llvm::ConstantInt>(c)) return k->isZero() ? bf() : a();
+  llvm::Function* f = fn();
+  auto* a_bb = llvm::BasicBlock::Create(ctx, "sel.a", f);
+  auto* b_bb = llvm::BasicBlock::Create(ctx, "sel.b", f);
+  auto* merge = llvm::BasicBlock::Create(ctx, "sel", f);
+  b.CreateCondBr(c, a_bb, b_bb);
+  b.SetInsertPoint(a_bb);
+  Value* va = a();
+  llvm::BasicBlock* a_end = b.GetInsertBlock();
+  b.CreateBr(merge);
+  b.SetInsertPoint(b_bb);
+  Value* vb = bf();
+  llvm::BasicBlock* b_end = b.GetInsertBlock();
+  b.CreateBr(merge);
+  b.SetInsertPoint(merge);
+  llvm::PHINode* phi = b.CreatePHI(va->getType(), 2);
+  phi->addIncoming(va, a_end);
+  phi->addIncoming(vb, b_end);
+  return phi;
+}
+
+void Ctx::ret(Value* v) {
+  Frame& fr = *frame;
+  if (fr.dynamic_depth == 0 && !fr.ret_bb) {
+    fr.direct = v;
+    fr.done = true;
+    return;
+  }
+  if (!fr.ret_bb) fr.ret_bb = llvm::BasicBlock::Create(ctx, "ret", fn());
+  if (fr.ret_type && !fr.slot) fr.slot = local(fr.ret_type);
+  if (fr.ret_type) b.CreateStore(v, fr.slot);
+  b.CreateBr(fr.ret_bb);
+  fr.done = true;
+}
+
+Value* Ctx::finish_frame() {
+  Frame& fr = *frame;
+  if (!fr.ret_bb) return fr.direct;
+  // A return inside a run-time `if` happened: every path meets in ret_bb.
+  if (!fr.done) {
+    if (fr.direct && fr.ret_type) b.CreateStore(fr.direct, fr.slot);
+    b.CreateBr(fr.ret_bb);
+  }
+  b.SetInsertPoint(fr.ret_bb);
+  return fr.ret_type ? static_cast<Value*>(b.CreateLoad(fr.ret_type, fr.slot)) : nullptr;
+}
+
+} // namespace vplat::adljit

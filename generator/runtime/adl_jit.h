@@ -1,0 +1,117 @@
+// What the generated IR emitters (adlc --jit, generator/emit_llvm.cpp) build LLVM IR with. Values follow
+// the interpreter's representation exactly (adl_runtime.h): every integer type lives in an i64, canonical
+// (zero-extended when unsigned, sign-extended when signed), u128 in an i128. IRBuilder folds operations on
+// constants as it builds them, and every `if` whose condition folded is decided here in C++, so code that
+// depends only on decode-time fields leaves no trace in the IR (partial evaluation).
+#pragma once
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Constants.h>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <vector>
+
+namespace vplat::adljit {
+
+using llvm::Value;
+
+// Emission state for one function being built (a translated block); the block translator fills the
+// fields marked "set by the caller".
+class Ctx {
+public:
+  Ctx(llvm::IRBuilder<>& builder, llvm::Value* state_ptr);
+
+  llvm::IRBuilder<>& b;
+  llvm::LLVMContext& ctx;
+  llvm::Type *i8, *i64, *i128, *ptr;
+  llvm::Value* state;                     // pointer to the State struct
+  llvm::BasicBlock* fault_bb = nullptr;   // set by the caller: where a raised guest exception goes
+  // Set by the caller: the address of the instruction being emitted. Reads of the PC state variable fold
+  // to it; NPC is written normally.
+  uint64_t pc = 0;
+  size_t pc_offset = SIZE_MAX, fault_flag_offset = SIZE_MAX;
+  bool unsupported = false;               // an emitter met something it cannot translate
+
+  // ---- constants
+  Value* k64(uint64_t v) { return llvm::ConstantInt::get(i64, v); }
+  Value* k128(unsigned __int128 v);
+  static bool is_const(Value* v) { return llvm::isa<llvm::ConstantInt>(v); }
+  static uint64_t const_u64(Value* v) { return llvm::cast<llvm::ConstantInt>(v)->getZExtValue(); }
+
+  // ---- representation (mirrors adlrt::cu / cs and emit_cpp's conversions)
+  Value* cu(int w, Value* v);                 // clear bits above w
+  Value* cs(int w, Value* v);                 // sign-extend from bit w-1
+  Value* to64(Value* v);                      // u128 -> low 64 bits; i64 unchanged
+  Value* to128(Value* v, bool sign);          // i64 -> i128 (sign- or zero-extended); i128 unchanged
+  Value* truth(Value* v);                     // i64 0/1 (or any i64/i128) -> i1 (non-zero)
+  Value* bool64(Value* i1v) { return b.CreateZExt(i1v, i64); }
+
+  // ---- operators with the ADL's total semantics
+  Value* shl64(Value* a, Value* n);           // n >= 64 gives 0
+  Value* lshr64(Value* a, Value* n);
+  Value* ashr64(Value* a, Value* n);          // n >= 64 fills with the sign
+  Value* shl128(Value* a, Value* n);          // n (i64) >= 128 gives 0
+  Value* lshr128(Value* a, Value* n);
+  Value* udiv(Value* a, Value* b_);           // /0 gives 0
+  Value* urem(Value* a, Value* b_);           // %0 gives the dividend
+  Value* sdiv(Value* a, Value* b_);           // also MIN / -1 gives MIN
+  Value* srem(Value* a, Value* b_);
+  Value* bit64(Value* a, Value* i);           // i >= 64 gives 0
+  Value* bit128(Value* a, Value* i);
+
+  // ---- state access by offset; `bits` is the storage width (8, 16, 32, 64, 128)
+  Value* load_state(size_t offset, int bits, bool sign);
+  void store_state(size_t offset, int bits, Value* v);
+  Value* elem_ptr(size_t offset, int bits, Value* index);
+  Value* load_elem(size_t offset, int bits, bool sign, Value* index);
+  void store_elem(size_t offset, int bits, Value* index, Value* v);
+
+  // ---- helpers implemented in C++ (called through their address)
+  enum class Ret { Void, I64, I128 };
+  Value* call_helper(void* fn, Ret ret, bool with_state, std::initializer_list<Value*> args, bool may_fault);
+  // The call itself, without inline_call.
+  Value* call_helper_direct(void* fn, Ret ret, bool with_state, const std::vector<Value*>& args, bool may_fault);
+  // Set by the caller: emits an inline version of a helper call (e.g. a soft-TLB fast path) and returns
+  // true, or returns false to leave the call as it is. `result` is the call's value (nullptr for void).
+  std::function<bool(void* fn, const std::vector<Value*>& args, Value*& result)> inline_call;
+  void check_fault(); // after a `fault` helper: a raised exception leaves the instruction
+
+  // ---- variables that are assigned after their declaration
+  llvm::AllocaInst* local(llvm::Type* t);
+  Value* load(llvm::AllocaInst* a) { return b.CreateLoad(a->getAllocatedType(), a); }
+  void store(llvm::AllocaInst* a, Value* v) { b.CreateStore(v, a); }
+
+  // ---- control flow. `done` is true once the current path has returned (ADL `return`), so that the
+  // generated code stops emitting statements on it.
+  struct Frame {
+    bool done = false;
+    int dynamic_depth = 0;          // nesting of ifs whose condition is only known at run time
+    llvm::BasicBlock* ret_bb = nullptr;
+    llvm::AllocaInst* slot = nullptr;
+    Value* direct = nullptr;        // the value of a return reached unconditionally
+    llvm::Type* ret_type = nullptr; // nullptr: void
+  };
+  Frame* frame = nullptr;
+  void emit_if(Value* cond, const std::function<void()>& then_fn, const std::function<void()>& else_fn);
+  // c ? a : b, evaluating only the arm that is needed when an arm has side effects.
+  Value* select_lazy(Value* cond, const std::function<Value*()>& a, const std::function<Value*()>& b_);
+  void ret(Value* v);              // ADL return (v nullptr for void)
+  Value* finish_frame();           // after the body: the function's value
+
+private:
+  llvm::Function* fn() { return b.GetInsertBlock()->getParent(); }
+};
+
+// Runs an inlined ADL function body with its own return frame.
+struct FrameScope {
+  Ctx& c;
+  Ctx::Frame f;
+  Ctx::Frame* saved;
+  FrameScope(Ctx& ctx, llvm::Type* ret) : c(ctx), saved(ctx.frame) {
+    f.ret_type = ret;
+    c.frame = &f;
+  }
+  ~FrameScope() { c.frame = saved; }
+};
+
+} // namespace vplat::adljit

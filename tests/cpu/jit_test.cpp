@@ -1,0 +1,185 @@
+// The JIT tier against the properties the run loop promises (cpu-dbt/a64_jit.h): self-modifying code runs
+// the new instructions, interrupts raised by a device access are taken right after that access, and every
+// engine retires the same instructions for the same budgets. Expected values are worked out by hand from
+// the programs (programs/jit_*.s); the engines are also compared with one another step by step.
+#include "cpu-dbt/a64_core.h"
+#include <gtest/gtest.h>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+using namespace vplat::cpu;
+
+namespace {
+
+constexpr uint64_t kRamSize = 8ull << 20;
+constexpr uint64_t kDevice = 0x10000000; // a store of v here sets the core's IRQ line to (v != 0)
+constexpr uint64_t kLoad = 0x10000;
+constexpr uint64_t kLog = 0x200000;
+
+struct Memory : MemoryPort {
+  std::vector<uint8_t> ram = std::vector<uint8_t>(kRamSize);
+  Core* core = nullptr;
+  uint8_t* ram_pointer(uint64_t page) override { return page < kRamSize ? &ram[page] : nullptr; }
+  bool read(uint64_t pa, unsigned size, uint64_t& v) override {
+    v = 0;
+    if (pa + size <= kRamSize) {
+      std::memcpy(&v, &ram[pa], size);
+      return true;
+    }
+    return pa >= kDevice && pa < kDevice + 0x1000;
+  }
+  bool write(uint64_t pa, unsigned size, uint64_t v) override {
+    if (pa + size <= kRamSize) {
+      std::memcpy(&ram[pa], &v, size);
+      return true;
+    }
+    if (pa >= kDevice && pa < kDevice + 0x1000) {
+      core->set_irq(v != 0);
+      return true;
+    }
+    return false;
+  }
+  uint64_t r64(uint64_t pa) const {
+    uint64_t v;
+    std::memcpy(&v, &ram[pa], 8);
+    return v;
+  }
+  uint32_t r32(uint64_t pa) const {
+    uint32_t v;
+    std::memcpy(&v, &ram[pa], 4);
+    return v;
+  }
+};
+
+struct Hooks : CoreHooks {
+  uint64_t timer_read(Core&, TimerReg) override { return 0; }
+  void timer_write(Core&, TimerReg, uint64_t) override {}
+  bool firmware_call(Core& c) override { // PSCI SYSTEM_OFF
+    if (c.X[0] != 0x84000008) return false;
+    c.power_off();
+    return true;
+  }
+};
+
+Core::Config system_config() {
+  Core::Config c;
+  c.system = true;
+  return c;
+}
+
+struct Machine {
+  Memory mem;
+  Hooks hooks;
+  Core core;
+  explicit Machine(Engine e) : core(mem, system_config(), &hooks) {
+    mem.core = &core;
+    core.set_engine(e);
+  }
+  void start(const std::string& program) {
+    std::ifstream in(std::string(VPLAT_CPU_PROGRAM_DIR) + "/" + program + ".bin", std::ios::binary);
+    ASSERT_TRUE(in) << program;
+    std::vector<char> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::memcpy(&mem.ram[kLoad], b.data(), b.size());
+    core.power_on(kLoad);
+  }
+  unsigned records() const { return static_cast<unsigned>(core.X[24]); }
+};
+
+// What the run loop's caller can observe after each run() call.
+struct Step {
+  Exit exit;
+  uint64_t retired, pc, x1, x13, records, buffer; // buffer: a checksum of the data the loop stores
+  bool operator==(const Step& o) const {
+    return exit == o.exit && retired == o.retired && pc == o.pc && x1 == o.x1 && x13 == o.x13 &&
+           records == o.records && buffer == o.buffer;
+  }
+};
+
+// Budgets of different sizes, so that blocks often do not fit and the tail of a quantum is interpreted.
+std::vector<Step> trace(Engine e, uint64_t& total) {
+  Machine m(e);
+  m.start("jit_irq");
+  std::vector<Step> steps;
+  const uint64_t budgets[] = {2000, 17, 333, 1, 64, 1000, 5};
+  total = 0;
+  for (unsigned i = 0; i < 2000; ++i) {
+    RunResult r = m.core.run(budgets[i % 7]);
+    total += r.retired;
+    uint64_t sum = 0;
+    for (unsigned w = 0; w < 64; ++w) sum = sum * 31 + m.mem.r64(0x300000 + 8 * w);
+    steps.push_back({r.exit, r.retired, m.core.PC, m.core.X[1], m.core.X[13], m.records(), sum});
+    if (r.exit == Exit::Off) break;
+  }
+  return steps;
+}
+
+} // namespace
+
+TEST(Jit, SelfModifyingCodeRunsTheNewInstructions) {
+  for (Engine e : {Engine::Interp, Engine::Jit, Engine::Auto}) {
+    SCOPED_TRACE(engine_name(e));
+    Machine m(e);
+    m.start("jit_smc");
+    // Auto compiles only hot code: run the program many times over so that its blocks get translated.
+    RunResult r{};
+    for (int round = 0; round < (e == Engine::Auto ? 40 : 1); ++round) {
+      m.start("jit_smc");
+      r = m.core.run(100000);
+      ASSERT_EQ(r.exit, Exit::Off);
+      EXPECT_EQ(m.core.X[8], 1u);  // the original "mov x0, #1"
+      EXPECT_EQ(m.core.X[9], 2u);  // after the store to the called function
+      EXPECT_EQ(m.core.X[10], 2u); // the store rewrote a later instruction of its own block
+      EXPECT_EQ(m.records(), 0u);
+    }
+    if (e == Engine::Jit) {
+      ASSERT_NE(m.core.jit(), nullptr);
+      EXPECT_GT(m.core.jit()->stats().insns_in_blocks, 0u);
+      EXPECT_GT(m.core.jit()->stats().invalidated_pages, 0u);
+    }
+  }
+}
+
+TEST(Jit, DeviceInterruptTakenRightAfterTheStore) {
+  for (Engine e : {Engine::Interp, Engine::Jit}) {
+    SCOPED_TRACE(engine_name(e));
+    Machine m(e);
+    m.start("jit_irq");
+    RunResult r = m.core.run(1'000'000);
+    ASSERT_EQ(r.exit, Exit::Off);
+    EXPECT_EQ(m.core.X[1], 4096u);
+    EXPECT_EQ(m.core.X[13], 64u);
+    ASSERT_EQ(m.records(), 64u); // one IRQ per 64 iterations
+    for (unsigned i = 0; i < 64; ++i) {
+      SCOPED_TRACE(i);
+      uint64_t rec = kLog + 48 * i;
+      EXPECT_EQ(m.mem.r64(rec + 32), 0x280u); // IRQ, current EL with SP_ELx
+      // ELR: "add x13, x13, #1" (sf=1, imm12=1, Rn=Rd=13), the instruction after the store.
+      EXPECT_EQ(m.mem.r32(m.mem.r64(rec + 8)), 0x910005adu);
+    }
+    // 4096 iterations of 9 loop instructions, 64 times the 7 instructions after the loop plus the IRQ
+    // entry and the handler; the exact total is compared across engines below.
+    if (e == Engine::Jit) {
+      EXPECT_GT(m.core.jit()->stats().insns_in_blocks, 4096u * 9 / 2);
+    }
+  }
+}
+
+TEST(Jit, SameRetiredInstructionsInEveryEngine) {
+  uint64_t total_interp = 0, total = 0;
+  std::vector<Step> want = trace(Engine::Interp, total_interp);
+  ASSERT_EQ(want.back().exit, Exit::Off);
+  for (Engine e : {Engine::Jit, Engine::Auto, Engine::Auto}) {
+    SCOPED_TRACE(engine_name(e));
+    std::vector<Step> got = trace(e, total);
+    EXPECT_EQ(total, total_interp);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      SCOPED_TRACE(i);
+      ASSERT_TRUE(got[i] == want[i]) << "retired " << got[i].retired << " vs " << want[i].retired << ", pc 0x"
+                                     << std::hex << got[i].pc << " vs 0x" << want[i].pc;
+    }
+  }
+}
