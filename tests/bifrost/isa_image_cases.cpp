@@ -353,5 +353,73 @@ const std::initializer_list<RoundTrip> kImageRoundTrips = {
 
 const CaseGroup kImage(add_image_cases, kImageRoundTrips);
 
+// Descriptor problems end the quad with a fault, never a host crash or an access outside the image.
+TEST(ImageFaults, BadDescriptorsFault) {
+  const uint32_t cd[4][3] = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {3, 0, 0}};
+  const std::string lea = "header sr=12 msg=2\n" + dtsel_then("+LEA_ATTR_TEX fmt=1");
+  {
+    // An index past the job's attribute count.
+    Coords k = coords(3, cd);
+    Rig rig;
+    auto r = rig.run({lea}, {k.image, k.xy, k.z}, 3);
+    EXPECT_EQ(r.status, QuadResult::Status::Fault);
+    EXPECT_EQ(r.exception, 0x5au);
+  }
+  {
+    // A format the model does not implement (R16F, 199) and a 3D interleaved buffer (type 6).
+    Coords k = coords(0, cd);
+    Rig rig;
+    uint32_t attr = 0 | (199u << 12 | kSwzR001) << 10;
+    rig.put(kAttrTable, &attr, 4);
+    auto r = rig.run({lea}, {k.image, k.xy, k.z});
+    EXPECT_EQ(r.status, QuadResult::Status::Fault);
+    EXPECT_EQ(r.exception, 0x58u);
+    Rig rig2;
+    uint32_t w0 = uint32_t(kImages[0].va) | 6;
+    rig2.put(kBufTable, &w0, 4);
+    r = rig2.run({lea}, {k.image, k.xy, k.z});
+    EXPECT_EQ(r.status, QuadResult::Status::Fault);
+    EXPECT_EQ(r.exception, 0x58u);
+  }
+  {
+    // A buffer whose size does not cover the texel: the last row is cut short.
+    Rig rig;
+    uint32_t size = kImages[0].row * 3 + 8; // rows 0-2 and two texels of row 3
+    rig.put(kBufTable + 12, &size, 4);
+    const uint32_t last[4][3] = {{0, 3, 0}, {1, 3, 0}, {1, 3, 0}, {0, 3, 0}};
+    Coords ok = coords(0, last);
+    auto r = rig.run({lea}, {ok.image, ok.xy, ok.z});
+    EXPECT_EQ(r.status, QuadResult::Status::Done) << r.error;
+    const uint32_t past[4][3] = {{0, 3, 0}, {2, 3, 0}, {1, 3, 0}, {0, 3, 0}};
+    Coords bad = coords(0, past);
+    r = rig.run({lea}, {bad.image, bad.xy, bad.z});
+    EXPECT_EQ(r.status, QuadResult::Status::Fault);
+    EXPECT_EQ(r.exception, 0x5au);
+  }
+  {
+    // An image pointer and an attribute table nobody mapped: the MMU's fault.
+    Coords k = coords(0, cd);
+    Rig rig;
+    uint64_t unmapped = kDataVa + uint64_t{kDataPages} * 4096 + 0x10000;
+    uint32_t w[2] = {uint32_t(unmapped) | 5, uint32_t(unmapped >> 32)};
+    rig.put(kBufTable, w, 8);
+    auto r = rig.run({"header flow=3 sr=12 msg=2\n" + dtsel_then("+LEA_ATTR_TEX fmt=1"),
+                      "header sr=16 msg=6\ntuple p0=r12 p1=r13 p2=r14 ; *NOP ; +ST_CVT src0=0 src1=1 src2=2 vec=0"},
+                     {k.image, k.xy, k.z});
+    EXPECT_EQ(r.status, QuadResult::Status::Fault);
+    EXPECT_TRUE(r.mmu_fault.has_value());
+    Rig rig2;
+    rig2.gpu.load_code(kCodeVa, bifrost_asm::assemble(lea));
+    QuadLaunch l;
+    l.entry = kCodeVa;
+    l.attr_table = unmapped;
+    l.attr_buffers = kBufTable;
+    l.attr_count = 1;
+    r = rig2.gpu.core->run_quad(l);
+    EXPECT_EQ(r.status, QuadResult::Status::Fault);
+    EXPECT_TRUE(r.mmu_fault.has_value());
+  }
+}
+
 } // namespace
 } // namespace bifrost_isa_test
