@@ -241,6 +241,9 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
       wg.mem.tls_size = tls_size;
       wg.mem.ubo_table = job.uniform_buffers_va;
       wg.mem.ubo_count = job.uniform_buffer_count;
+      wg.mem.attr_table = job.attributes_va;
+      wg.mem.attr_buffers = job.attribute_buffers_va;
+      wg.mem.attr_count = job.attribute_count;
       wg.stop = [&] { return abort.load() || w >= d.limit.load(); };
       QuadResult r = core.run_workgroup(wg);
       Outcome o;

@@ -6,7 +6,9 @@
 //  - workgroups: Invocation's local size and workgroup counts, numbered w = x + nx * (y + ny * z);
 //  - preload registers: the Renderer State's Compute Preload bits (see ShaderCore::Workgroup);
 //  - FAU: the Preload word's uniform count of 64-bit push-uniform words at Draw.Push uniforms; UBO accesses
-//    use the job's uniform-buffer table (Draw.Uniform buffers, Properties' uniform buffer count);
+//    use the job's uniform-buffer table (Draw.Uniform buffers, Properties' uniform buffer count); image
+//    messages use the primary attribute table (Draw.Attributes and Attribute Buffers, the Renderer State's
+//    attribute count; archdesc/bifrost/image.adl);
 //  - TLS (Local Storage word 0 and TLS Base Pointer): each thread gets 16 << TLS Size bytes (Mesa's per-thread
 //    size: the stack rounded up to a power of two, at least 16). Mesa allocates per-thread size x
 //    THREAD_MAX_THREADS (384; THREAD_TLS_ALLOC reads 0) x core-id range; thread t of a workgroup on modelled

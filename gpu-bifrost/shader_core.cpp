@@ -141,6 +141,9 @@ QuadExec::QuadExec(const QuadLaunch& l, ShaderMemory& mem, ShaderCache& cache, C
     t.tls = {l.tls_base[i], l.tls_size};
     t.ubo_table = l.ubo_table;
     t.ubo_count = l.ubo_count;
+    t.attr_table = l.attr_table;
+    t.attr_buffers = l.attr_buffers;
+    t.attr_count = l.attr_count;
     t.quad = th_->data();
     std::copy(l.regs[i].begin(), l.regs[i].end(), t.s.R);
     pc_[i] = l.entry;
@@ -288,6 +291,9 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
     l.tls_size = wg.mem.tls_size;
     l.ubo_table = wg.mem.ubo_table;
     l.ubo_count = wg.mem.ubo_count;
+    l.attr_table = wg.mem.attr_table;
+    l.attr_buffers = wg.mem.attr_buffers;
+    l.attr_count = wg.mem.attr_count;
     for (unsigned lane = 0; lane < kQuadLanes && base + lane < threads; ++lane) {
       uint64_t t = base + lane;
       uint32_t x = static_cast<uint32_t>(t % wg.size[0]);

@@ -83,6 +83,8 @@ struct QuadLaunch {
   uint64_t tls_size = 0;
   uint64_t ubo_table = 0;
   uint32_t ubo_count = 0;
+  uint64_t attr_table = 0, attr_buffers = 0; // the primary attribute table (see MemorySegments)
+  uint32_t attr_count = 0;
 };
 
 // Where a workgroup's segments live, as the job manager derives them from the job's thread-storage descriptor
@@ -93,11 +95,15 @@ struct QuadLaunch {
 //  - TLS: thread t of the workgroup (x fastest) gets tls_size bytes at tls_base + t * tls_size.
 //  - UBO: ubo_count descriptors at ubo_table (genxml "Uniform Buffer": entries - 1 in [11:0], pointer >> 4 in
 //    [63:12]; 16-byte entries).
+//  - Images: the primary attribute table, attr_count Attribute records at attr_table and the Attribute Buffer
+//    records they index at attr_buffers (a compute job's Draw.Attributes / Attribute Buffers; image.adl).
 struct MemorySegments {
   uint64_t wls_base = 0, wls_size = 0;
   uint64_t tls_base = 0, tls_size = 0;
   uint64_t ubo_table = 0;
   uint32_t ubo_count = 0;
+  uint64_t attr_table = 0, attr_buffers = 0;
+  uint32_t attr_count = 0;
 };
 
 struct QuadResult {

@@ -23,6 +23,10 @@ struct ShaderThread {
   SegmentWindow tls;  // this thread's own stack
   uint64_t ubo_table = 0; // GPU address of the job's uniform-buffer descriptors (8 bytes each)
   uint32_t ubo_count = 0;
+  // The job's primary attribute table (images; archdesc/bifrost/image.adl): attr_count 8-byte Attribute records
+  // at attr_table, their 16-byte Attribute Buffer records at attr_buffers.
+  uint64_t attr_table = 0, attr_buffers = 0;
+  uint32_t attr_count = 0;
   ShaderThread* quad = nullptr; // lane 0 of this thread's quad (cross-lane ops read the other lanes)
 };
 static_assert(std::is_standard_layout_v<ShaderThread>, "thread_of relies on State being the first member");

@@ -184,6 +184,56 @@ tuple p0=r3 fau=u0 ; *NOP ; +STORE.i32 src0=0 src1=5 seg=1
   EXPECT_EQ(s.quad_clauses, 4u * n / 4);
 }
 
+// A 2D image kernel as Mesa's v6 compiler emits it (image.adl): out(x, y) = in(x, y) + 1.0 over an 8x6 grid of
+// 4x2 workgroups, both images R32F in the job's attribute table (images 0 and 1, buffers 0-1 and 2-3 with their
+// 3D continuations). The output rows are padded to 64 bytes; the padding must stay untouched.
+TEST_P(ComputeJobs, ImageLoadStore) {
+  constexpr uint64_t kAttrs = kGpuVa + 0x800, kBufs = kGpuVa + 0x900;
+  constexpr uint32_t kW = 8, kH = 6, kInRow = 32, kOutRow = 64;
+  constexpr uint32_t kR32F = 167u << 12 | (0 | 4 << 3 | 4 << 6 | 5 << 9);
+  for (uint32_t y = 0; y < kH; ++y)
+    for (uint32_t x = 0; x < kW; ++x) put32(kIn + y * kInRow + 4 * x, fbits(0.5f * x - 1.25f * y));
+  for (uint32_t i = 0; i < kH * kOutRow / 4; ++i) put32(kOut + 4 * i, 0xdeadbeef);
+  Dispatch d;
+  d.local[0] = 4;
+  d.local[1] = 2;
+  d.groups[0] = 2;
+  d.groups[1] = 3;
+  d.preload = kPreloadGlobalX | kPreloadGlobalX << 1; // global id x (r60) and y (r61)
+  d.clauses = {
+      "header flow=3\ntuple p0=r60 p1=r61 ; *MKVEC.v2i16 src0=0 src1=1 ; +NOP ; fma->r2",
+      "header flow=3 sr=12 msg=2\ntuple p0=r1 p1=r2 ; *DTSEL_IMM src0=0 table=0 ; +LD_ATTR_TEX src0=1 src1=0 src2=3 fmt=1 vec=0",
+      "header flow=3\ntuple p0=r12 fau=c0 ; *FADD.f32 src0=0 src1=4 ; +NOP ; fma->r16\nconst 0x3f800000",
+      "header flow=3 sr=20 msg=2\ntuple p0=r1 p1=r2 fau=c0 ; *DTSEL_IMM src0=4 table=0 ; +LEA_ATTR_TEX src0=1 src1=0 src2=3 fmt=1\nconst 0x1",
+      "header sr=16 msg=6\ntuple p0=r20 p1=r21 p2=r22 ; *NOP ; +ST_CVT src0=0 src1=1 src2=2 vec=0"};
+  prepare(d);
+  put64(kJob + 64 + 16 * 4, kBufs);  // Draw: attribute buffers
+  put64(kJob + 64 + 18 * 4, kAttrs); // Draw: attributes
+  put32(kRsd + 12, 2);               // Renderer State: attribute count
+  const uint64_t images[2] = {kIn, kOut};
+  const uint32_t rows[2] = {kInRow, kOutRow};
+  for (unsigned i = 0; i < 2; ++i) {
+    put32(kAttrs + 8 * i, (2 * i) | kR32F << 10);
+    put32(kAttrs + 8 * i + 4, 0);
+    uint64_t buf = kBufs + 32 * i;
+    put64(buf, images[i] | 5);              // 3D linear
+    put32(buf + 8, 4);                      // stride
+    put32(buf + 12, rows[i] * kH);          // size
+    put32(buf + 16, 32u | (kW - 1) << 16);  // continuation: width - 1
+    put32(buf + 20, (kH - 1) | 0u << 16);   // height - 1, depth - 1
+    put32(buf + 24, rows[i]);               // row stride
+    put32(buf + 28, rows[i] * kH);          // slice stride
+  }
+  queue(1, kJob);
+  run_jobs();
+  EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
+  for (uint32_t y = 0; y < kH; ++y)
+    for (uint32_t i = 0; i < kOutRow / 4; ++i) {
+      uint32_t want = i < kW ? fbits(0.5f * i - 1.25f * y + 1.0f) : 0xdeadbeef;
+      EXPECT_EQ(get32(kOut + y * kOutRow + 4 * i), want) << "x " << i << " y " << y;
+    }
+}
+
 // Counts r0 down to 0, one clause per iteration.
 const char* kSpinR0 = R"(
 header flow=1
