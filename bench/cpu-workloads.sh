@@ -161,6 +161,8 @@ for i in range(runs):
         total = "-" if r["total"] is None else f"{r['total']:.2f}"
         print(f"{i + 1:>3}  {name:<8} {total:>8} {r['wall']:>8.2f} {rss:>9}  "
               f"{'-' if r['timed_out'] else r['rc']:>3}  {', '.join(note)}", flush=True)
+        # Each run's own figures, so a long series that is stopped early still shows what it measured.
+        print("     " + "  ".join(f"{w} {r['secs'][w]:.2f}" for w in workloads if w in r["secs"]), flush=True)
         if missing or r["failed"] or wrong:
             print(f"--- {name}: last lines of stdout:", file=sys.stderr)
             print("\n".join(r["tail"]) or "(none)", file=sys.stderr)
