@@ -181,6 +181,9 @@ for i in range(runs):
             sys.exit(1)
         results[name].append(r)
 
+def ratio(a, b):
+    return f"{a / b:.2f}" if b > 0 else "-"
+
 print()
 print(f"median of {runs} (host seconds from begin to end marker; output sha256 checked against the host's tools)")
 print(f"{'workload':<11} {'vplat s':>9} {'qemu s':>9} {'ratio':>7}  output")
@@ -188,7 +191,7 @@ for w in workloads:
     v = statistics.median(r["secs"][w] for r in results["vplat"])
     q = statistics.median(r["secs"][w] for r in results["qemu"])
     how = "round trip = input" if w in roundtrip else "identical to host"
-    print(f"{w:<11} {v:>9.2f} {q:>9.2f} {v / q:>7.2f}  {how} ({expected[w][:16]}...)")
+    print(f"{w:<11} {v:>9.2f} {q:>9.2f} {ratio(v, q):>7}  {how} ({expected[w][:16]}...)")
 for w in sorted(roundtrip):
     streams = {name: sorted({r["stream"][w] for r in rs}) for name, rs in results.items()}
     same = streams["vplat"] == streams["qemu"] and len(streams["vplat"]) == 1
@@ -196,11 +199,11 @@ for w in sorted(roundtrip):
           f" ({', '.join(n + ' ' + '/'.join(h[:16] for h in v) for n, v in streams.items())})")
 tv = statistics.median(r["total"] for r in results["vplat"])
 tq = statistics.median(r["total"] for r in results["qemu"])
-print(f"{'total':<11} {tv:>9.2f} {tq:>9.2f} {tv / tq:>7.2f}")
+print(f"{'total':<11} {tv:>9.2f} {tq:>9.2f} {ratio(tv, tq):>7}")
 mv = statistics.median(r["rss_kib"] for r in results["vplat"] if r["rss_kib"] is not None) / 1024
 mq = statistics.median(r["rss_kib"] for r in results["qemu"] if r["rss_kib"] is not None) / 1024
 print(f"peak resident memory (median): vplat {mv:.0f} MiB, qemu {mq:.0f} MiB (vplat guest RAM: its default; qemu -m 1G)")
-print(f"ratio of totals vplat/qemu: {tv / tq:.2f}")
+print(f"ratio of totals vplat/qemu: {ratio(tv, tq)}")
 PYEOF
 
 exec python3 -c "$prog" "$build/vplat" "$qemu" "$images/Image" "$images/initramfs.cpio.gz" "$images/cpu-input" \
