@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run check bench bench-boot clean format
+.PHONY: all deps configure build run check bench bench-boot bench-cpu clean format
 
 all: build
 
@@ -31,6 +31,10 @@ bench: build
 # Seconds from process start to the first line of /init, vplat against QEMU (bench/README.md).
 bench-boot: build image
 	@./bench/boot.sh $(BUILD)
+
+# Debian's compressors and a shell loop in the guest, host seconds per workload, vplat against QEMU (bench/README.md).
+bench-cpu: build image
+	@./bench/cpu-workloads.sh $(BUILD)
 
 format:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format -i
