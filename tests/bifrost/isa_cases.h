@@ -71,8 +71,8 @@ inline uint32_t ref_add(uint32_t a, uint32_t b, unsigned round) {
     return bits(r);
   });
 }
-inline bool ref_fcmp(uint32_t a, uint32_t b, unsigned cmpf) {
-  float x = fl(a), y = fl(b);
+// A compare under cmpf (eq, gt, ge, ne, lt, le, gtlt) in host arithmetic; NaN compares unordered.
+inline bool ref_cmp(double x, double y, unsigned cmpf) {
   switch (cmpf) {
   case 0:
     return x == y;
@@ -90,6 +90,7 @@ inline bool ref_fcmp(uint32_t a, uint32_t b, unsigned cmpf) {
     return x < y || x > y;
   }
 }
+inline bool ref_fcmp(uint32_t a, uint32_t b, unsigned cmpf) { return ref_cmp(fl(a), fl(b), cmpf); }
 inline uint32_t ref_bool(bool b, unsigned result_type) {
   if (!b) return 0;
   return result_type == 1 ? 0x3f800000u : result_type == 2 ? 0xffffffffu : 1u;

@@ -124,25 +124,6 @@ uint16_t h_bool(bool b, unsigned rt) {
   return !b ? 0 : rt == 1 ? 0x3c00 : rt == 2 ? 0xffff : 1;
 }
 
-bool ref_cmp(double x, double y, unsigned cmpf) {
-  switch (cmpf) {
-  case 0:
-    return x == y;
-  case 1:
-    return x > y;
-  case 2:
-    return x >= y;
-  case 3:
-    return !(x == y);
-  case 4:
-    return x < y;
-  case 5:
-    return x <= y;
-  default:
-    return x < y || x > y;
-  }
-}
-
 // FMAX/FMIN semantics (bifrost.h minmax modes) on halves, written over their double values.
 uint16_t ref_hminmax(uint16_t a, uint16_t b, bool is_max, unsigned sem) {
   double x = h2d(a), y = h2d(b);
