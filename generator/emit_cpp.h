@@ -18,6 +18,9 @@ void emit_cpp(const Description& desc, const CppOptions& opts);
 // and parameters v_<name>; fault-capable calls are not allowed here.
 std::string cpp_expr(const Description& desc, const Expr& e, const Type* to = nullptr);
 
+// Writes a generated file, leaving it untouched when its text is unchanged (so the build does not recompile it).
+void write_file(const std::string& path, const std::string& text);
+
 // The files emit_cpp writes for `isa`, for build systems.
 std::vector<std::string> cpp_outputs(const std::string& isa, const CppOptions& opts);
 

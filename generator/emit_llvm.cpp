@@ -1,7 +1,6 @@
 #include "emit_llvm.h"
 #include "checker.h"
 #include "emit_cpp.h"
-#include <fstream>
 #include <functional>
 #include <sstream>
 #include <stdexcept>
@@ -414,20 +413,6 @@ private:
   const Description& d_;
   int tmp_ = 0;
 };
-
-void write_file(const std::string& path, const std::string& text) {
-  {
-    std::ifstream in(path);
-    if (in) {
-      std::stringstream ss;
-      ss << in.rdbuf();
-      if (ss.str() == text) return;
-    }
-  }
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error(path + ": error: cannot write");
-  out << text;
-}
 
 } // namespace
 
