@@ -391,16 +391,7 @@ TEST_P(ComputeJobs, BadAddressFaultsTheJob) {
   EXPECT_EQ(rd(reg::as(0, reg::AS_FAULTSTATUS)), 0xc3u | (3u << 8)); // level-3 translation fault on a write
   EXPECT_EQ(gpu->read(reg::as(0, reg::AS_FAULTADDRESS_LO), 8), kUnmapped);
   wr(reg::MMU_INT_CLEAR, 1);
-  wr(reg::as(0, reg::AS_LOCKADDR_LO), 47);
-  wr(reg::as(0, reg::AS_LOCKADDR_HI), 0);
-  as_cmd(0, AS_CMD_LOCK);
-  as_cmd(0, AS_CMD_FLUSH_MEM);
-  wait_ready(0);
-  wr(reg::as(0, reg::AS_TRANSTAB_LO), 0);
-  wr(reg::as(0, reg::AS_TRANSTAB_HI), 0);
-  wr(reg::as(0, reg::AS_MEMATTR_LO), 0);
-  wr(reg::as(0, reg::AS_MEMATTR_HI), 0);
-  as_cmd(0, AS_CMD_UPDATE);
+  mmu_disable(0);
   run_jobs();
   EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), 0xc3u);
   EXPECT_EQ(rd(reg::JOB_INT_RAWSTAT), 1u << 17);

@@ -222,16 +222,7 @@ TEST_F(JobManagerTest, MmuFaultThenAsDisabledEndsTheJob) {
   // lock the whole VA range + FLUSH_MEM (which restarts the stalled access: it faults again), TRANSTAB and
   // MEMATTR zeroed, UPDATE.
   wr(reg::MMU_INT_CLEAR, 1);
-  wr(reg::as(0, reg::AS_LOCKADDR_LO), 47);
-  wr(reg::as(0, reg::AS_LOCKADDR_HI), 0);
-  as_cmd(0, AS_CMD_LOCK);
-  as_cmd(0, AS_CMD_FLUSH_MEM);
-  wait_ready(0);
-  wr(reg::as(0, reg::AS_TRANSTAB_LO), 0);
-  wr(reg::as(0, reg::AS_TRANSTAB_HI), 0);
-  wr(reg::as(0, reg::AS_MEMATTR_LO), 0);
-  wr(reg::as(0, reg::AS_MEMATTR_HI), 0);
-  as_cmd(0, AS_CMD_UPDATE);
+  mmu_disable(0);
   run_jobs();
   // The job ends with the fault that stalled it. Its header cannot record that: the AS that maps it is off.
   EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), 0xc3u);

@@ -73,6 +73,20 @@ protected:
     as_cmd(as, AS_CMD_UPDATE);
     wait_ready(as);
   }
+  // panfrost_mmu_disable (what the driver does after an unhandled fault): lock the whole VA range + FLUSH_MEM,
+  // TRANSTAB and MEMATTR zeroed, UPDATE.
+  void mmu_disable(unsigned as) {
+    wr(reg::as(as, reg::AS_LOCKADDR_LO), 47);
+    wr(reg::as(as, reg::AS_LOCKADDR_HI), 0);
+    as_cmd(as, AS_CMD_LOCK);
+    as_cmd(as, AS_CMD_FLUSH_MEM);
+    wait_ready(as);
+    wr(reg::as(as, reg::AS_TRANSTAB_LO), 0);
+    wr(reg::as(as, reg::AS_TRANSTAB_HI), 0);
+    wr(reg::as(as, reg::AS_MEMATTR_LO), 0);
+    wr(reg::as(as, reg::AS_MEMATTR_HI), 0);
+    as_cmd(as, AS_CMD_UPDATE);
+  }
   // Maps n pages at kGpuVa to kDataPa contiguously, and enables AS `as`.
   void map_and_enable(unsigned as = 0, unsigned pages = 16) {
     for (unsigned i = 0; i < pages; i++) pt->map(kGpuVa + 4096ull * i, kDataPa + 4096ull * i, kRw);
