@@ -15,7 +15,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 die() { printf 'gpu-suite: %s\n' "$*" >&2; exit 2; }
 
-mode=guest quick= build= bindir= suite=
+mode=guest quick='' build='' bindir='' suite=''
 while [ $# -gt 0 ]; do
   case $1 in
     --host) mode=host ;;
@@ -39,15 +39,16 @@ mkdir -p "$build"
 if [ "$mode" = host ]; then
   bindir=${bindir:-$build/workloads-host}
   [ -d "$bindir" ] || die "no host workloads in $bindir (cmake --build $build --target workloads-host)"
-  cmd=(sh "$repo/guest-images/workloads/run-suite.sh" --host $quick --bin-dir "$bindir" --suite "$suite")
+  cmd=(sh "$repo/guest-images/workloads/run-suite.sh" --host ${quick:+"$quick"} --bin-dir "$bindir" --suite "$suite")
   echo "gpu-suite: host Mesa, workloads from $bindir${quick:+ (quick sizes)}"
 else
   # The Mesa guest image (issue #7) is made by the image builder from guest-images/build-workloads.sh's tree;
   # inside it run-suite.sh is /usr/bin/vplat-gpu-suite with the workloads in /usr/lib/vplat-workloads.
   image=${GPU_SUITE_IMAGE_DIR:-$build/guest-mesa}
   [ -x "$build/vplat" ] || die "no $build/vplat (build first)"
-  [ -f "$image/Image" ] && [ -f "$image/initramfs.cpio.gz" ] ||
+  if [ ! -f "$image/Image" ] || [ ! -f "$image/initramfs.cpio.gz" ]; then
     die "no Mesa guest image in $image (Image, initramfs.cpio.gz[, disk.img]); set GPU_SUITE_IMAGE_DIR"
+  fi
   [ -z "$bindir" ] || die "--bin-dir is for --host"
   vargs=(--platform juno --kernel "$image/Image" --initrd "$image/initramfs.cpio.gz")
   append="console=ttyAMA0 vplat.gpu=1"

@@ -9,7 +9,7 @@
 # In the guest (no --host) each workload also gets the suite file's guest arguments (fault: --expect-fault) and
 # WL_EXPECT_RENDERER=Panfrost, so that Mesa falling back to its software renderer is a failure. Exit status: the
 # number of workloads that did not exit 0 (capped at 125).
-quick= host=0 bindir= suite=
+quick='' host=0 bindir='' suite=''
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=--quick ;;

@@ -56,4 +56,8 @@ set -e
 [ $rc = 1 ] || fail "timeout: exit $rc, expected 1"
 expect_row '^slow .* FAIL +started, no result \(suite timeout\)$'
 
-[ $fails = 0 ] && echo "runner_test: PASS" || { echo "runner_test: $fails failures"; exit 1; }
+if [ $fails != 0 ]; then
+  echo "runner_test: $fails failures"
+  exit 1
+fi
+echo "runner_test: PASS"
