@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run check bench bench-boot bench-cpu clean format
+.PHONY: all deps configure build run check bench bench-boot bench-cpu clean format workloads-host workloads-arm64 gpu-suite
 
 all: build
 
@@ -35,6 +35,17 @@ bench-boot: build image
 # Debian's compressors and a shell loop in the guest, host seconds per workload, vplat against QEMU (bench/README.md).
 bench-cpu: build image
 	@./bench/cpu-workloads.sh $(BUILD)
+
+# The GPU workload suite (guest-images/workloads/README.md): native build (tested on the host's Mesa by ctest),
+# the arm64 build for the Mesa guest image, and the suite's table (GPU_SUITE=--host runs it on the host's Mesa).
+workloads-host: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target workloads-host
+
+workloads-arm64:
+	@./guest-images/build-workloads.sh $(BUILD)/workloads-arm64
+
+gpu-suite: build
+	@./bench/gpu-suite.sh $(GPU_SUITE) $(BUILD)
 
 format:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format -i

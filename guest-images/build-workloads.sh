@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Cross-builds the GPU workload suite (guest-images/workloads/) for the arm64 guest:
+#
+#   guest-images/build-workloads.sh [--suite SUITE] [OUTDIR]        (default OUTDIR: build/workloads-arm64)
+#
+# The programs link the guest's own EGL/GLES (Debian's libglvnd front ends, which load Mesa), so they are
+# dynamic executables built with aarch64-linux-gnu-gcc against a sysroot unpacked from the suite's arm64 packages
+# (libc6-dev, linux-libc-dev, libegl-dev, libgles-dev, libgl-dev for KHR/khrplatform.h, and the libraries those
+# .so links point to: libc6, libegl1, libgles2, libglvnd0). Nothing is installed on the host; the .debs are
+# cached in ~/.cache/vplat like the images' (lib.sh).
+#
+# OUTDIR/tree is the overlay for a Mesa guest image (the image builder copies it into the root):
+#   /usr/lib/vplat-workloads/wl-<name>   one program per workload of suite.txt
+#   /usr/lib/vplat-workloads/suite.txt   the run order (with the guest-only arguments)
+#   /usr/bin/vplat-gpu-suite             the runner (workloads/run-suite.sh), used by bench/gpu-suite.sh
+# The image must also provide the run-time libraries (libc6, libegl1, libgles2, libglvnd0, libegl-mesa0,
+# libgl1-mesa-dri and their closure). OUTDIR/manifest.txt lists the .debs used and each binary's sha256.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+
+SUITE=bookworm out=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --suite) SUITE=${2:?}; shift ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -*) die "unknown option '$1'" ;;
+    *) [ -z "$out" ] || die "more than one OUTDIR"; out=$1 ;;
+  esac
+  shift
+done
+out=${out:-build/workloads-arm64}
+src=$here/workloads
+need_tools apt-get apt-cache dpkg-deb aarch64-linux-gnu-gcc readelf sha256sum
+
+apt_setup "$SUITE" 0
+PACKAGES=(libc6-dev libc6 libegl-dev libgles-dev libgl-dev libegl1 libgles2 libglvnd0)
+specs=()
+for p in "${PACKAGES[@]}"; do specs+=("$p:arm64"); done
+apt_index "${specs[@]}"
+# trixie's linux-libc-dev is Architecture: all, bookworm's per architecture.
+libc_headers=linux-libc-dev:arm64
+apt_index "$libc_headers" 2>/dev/null || libc_headers=linux-libc-dev:all
+specs+=("$libc_headers")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/vplat-wl.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+sysroot=$work/sysroot
+mkdir -p "$sysroot"
+for s in "${specs[@]}"; do
+  fetch_deb "$s"
+  dpkg-deb -x "$DEB_PATH" "$sysroot"
+done
+for h in EGL/egl.h GLES3/gl31.h KHR/khrplatform.h; do
+  [ -f "$sysroot/usr/include/$h" ] || die "the sysroot has no usr/include/$h"
+done
+libdir=$sysroot/usr/lib/aarch64-linux-gnu
+
+rm -rf "$out/tree"
+dest=$out/tree/usr/lib/vplat-workloads
+mkdir -p "$dest" "$out/tree/usr/bin" "$work/obj"
+cflags=(--sysroot="$sysroot" -std=gnu11 -O2 -Wall -Wextra -Werror -I"$src")
+aarch64-linux-gnu-gcc "${cflags[@]}" -c -o "$work/obj/workload.o" "$src/workload.c" || die "cross-compiling workload.c failed"
+names=()
+while read -r name _; do
+  case $name in ''|'#'*) continue ;; esac
+  [ -f "$src/$name.c" ] || die "suite.txt names $name but there is no $src/$name.c"
+  # -rpath-link: libEGL.so.1 and libGLESv2.so.2 need libGLdispatch.so.0 at link time too.
+  aarch64-linux-gnu-gcc "${cflags[@]}" -s -o "$dest/wl-$name" "$src/$name.c" "$work/obj/workload.o" \
+    -L"$libdir" -Wl,-rpath-link="$libdir" -lEGL -lGLESv2 -lm || die "cross-compiling $name.c failed"
+  names+=("$name")
+done <"$src/suite.txt"
+install -m 0644 "$src/suite.txt" "$dest/suite.txt"
+install -m 0755 "$src/run-suite.sh" "$out/tree/usr/bin/vplat-gpu-suite"
+
+# Every binary must be an AArch64 executable for the guest's dynamic loader, needing only the libraries the
+# image is told to provide.
+interp=$(readelf -l "$dest/wl-${names[0]}" | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
+[ "$interp" = /lib/ld-linux-aarch64.so.1 ] || die "unexpected program interpreter '$interp'"
+needed=$(for n in "${names[@]}"; do readelf -d "$dest/wl-$n" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; done | sort -u | tr '\n' ' ')
+for lib in $needed; do
+  case $lib in libEGL.so.1|libGLESv2.so.2|libm.so.6|libc.so.6|ld-linux-aarch64.so.1) ;; *) die "unexpected library dependency $lib" ;; esac
+done
+
+{
+  echo "# vplat GPU workloads for arm64 (guest-images/build-workloads.sh), suite $SUITE"
+  echo "needed: $needed"
+  for f in "${FETCHED[@]}"; do echo "deb $f"; done
+  for n in "${names[@]}"; do echo "bin usr/lib/vplat-workloads/wl-$n $(stat -c %s "$dest/wl-$n") $(sha256sum <"$dest/wl-$n" | cut -d' ' -f1)"; done
+} >"$out/manifest.txt"
+log "${#names[@]} workloads for arm64 in $dest (needs: $needed)"
