@@ -5,7 +5,9 @@
 //   threads N workgroups W thread_instructions I seconds S per_thread_rate R cpus C
 // where R is thread instructions (FMA and ADD slots of active lanes) per host second per host thread and C the
 // host CPUs the run got on average (process CPU time / wall time: below N on a loaded host). Outputs are
-// checked against std::fma on the host; a mismatch is an error (exit 1).
+// checked against std::fma on the host; a mismatch is an error (exit 1). With a fourth argument `stats` the
+// shader statistics are on (clause counting, tallied into a stats::Collector; bench/stats-overhead.sh), and the
+// line ends with the job's warp clause count from them.
 #include "bifrost_asm.h"
 #include "devices/bus.h"
 #include "gpu-bifrost/compute_cores.h"
@@ -71,6 +73,8 @@ int main(int argc, char** argv) {
   uint32_t iterations = argc > 3 ? static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 2000;
   constexpr uint32_t kLocal = 64;
   if (threads < 1 || threads > 64 || groups < 1 || groups > 4096 || iterations < 1) return usage();
+  if (argc > 4 && std::string(argv[4]) != "stats") return usage();
+  const bool with_stats = argc > 4;
 
   dev::Bus bus;
   bus.add_ram(kRam, kRamSize);
@@ -119,6 +123,8 @@ int main(int argc, char** argv) {
   gpu::bifrost::ComputeCores::Config cc;
   cc.host_threads = threads;
   gpu::bifrost::ComputeCores cores(cc);
+  stats::Collector collector;
+  if (with_stats) cores.set_stats(&collector);
   Memory mem(mmu);
   std::atomic<bool> abort{false};
   auto cpu_seconds = [] {
@@ -148,9 +154,18 @@ int main(int argc, char** argv) {
     }
   }
   auto s = cores.stats();
-  std::printf("threads %u workgroups %u thread_instructions %llu seconds %.3f per_thread_rate %.0f cpus %.2f\n", threads,
-              groups,
-              static_cast<unsigned long long>(s.thread_instructions), seconds,
+  std::printf("threads %u workgroups %u thread_instructions %llu seconds %.3f per_thread_rate %.0f cpus %.2f", threads,
+              groups, static_cast<unsigned long long>(s.thread_instructions), seconds,
               static_cast<double>(s.thread_instructions) / seconds / threads, cpus);
+  if (with_stats) {
+    // The job never becomes visible through a job manager here: report it as if it had.
+    collector.job_visible(0, 0, 0, "Compute", gpu::exc::DONE, 0, 1);
+    stats::Run run;
+    std::vector<stats::TimelineEvent> events;
+    collector.finish(run, events);
+    std::printf(" stats_warp_clauses %llu",
+                static_cast<unsigned long long>(run.jobs.empty() ? 0 : run.jobs[0].compute.counters.warp_clauses));
+  }
+  std::printf("\n");
   return 0;
 }
