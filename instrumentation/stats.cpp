@@ -297,7 +297,7 @@ std::string to_json(const Run& run) {
   j.arr("instructions");
   for (uint64_t n : run.cpu_instructions) j.num(nullptr, n);
   j.end_arr();
-  if (!run.cpu_histogram.empty()) j.counts("by_mnemonic", run.cpu_histogram);
+  if (!run.cpu_by_instruction.empty()) j.counts("by_instruction", run.cpu_by_instruction).counts("by_class", run.cpu_by_class);
   j.end_obj();
   j.obj("gpu");
   j.num("host_threads", run.gpu_threads).num("shader_cores", run.gpu_cores);
@@ -355,11 +355,11 @@ std::string summary(const Run& run) {
     o << "  cpu" << i << ": " << run.cpu_instructions[i] << " instructions\n";
     cpu_total += run.cpu_instructions[i];
   }
-  if (!run.cpu_histogram.empty()) {
+  if (!run.cpu_by_class.empty()) {
     std::vector<std::pair<uint64_t, std::string>> top;
-    for (const auto& [k, v] : run.cpu_histogram) top.push_back({v, k});
+    for (const auto& [k, v] : run.cpu_by_class) top.push_back({v, k});
     std::sort(top.rbegin(), top.rend());
-    o << "  cpu top mnemonics:";
+    o << "  cpu instruction classes (--cpu-stats):";
     for (size_t i = 0; i < std::min<size_t>(10, top.size()); ++i) o << " " << top[i].second << " " << percent(top[i].first, cpu_total);
     o << "\n";
   }

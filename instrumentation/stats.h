@@ -104,7 +104,8 @@ struct Run {
   uint64_t virtual_ticks = 0, tick_hz = 50'000'000;
   unsigned gpu_threads = 0, gpu_cores = 0;
   std::vector<uint64_t> cpu_instructions; // per CPU
-  std::map<std::string, uint64_t> cpu_histogram; // --cpu-stats: mnemonic -> count (empty when off)
+  // --cpu-stats (empty when off): executed instructions by the description's instruction name and class.
+  std::map<std::string, uint64_t> cpu_by_instruction, cpu_by_class;
   std::vector<JobRecord> jobs;
   GpuDeviceCounters device;
   ShaderCounters shader_totals() const;

@@ -113,6 +113,12 @@ bool JunoMachine::load(std::string& error) {
     group_.add(*cores_.back());
     cpu::Engine engine = cpu::Engine::Auto;
     cpu::parse_engine(options_.cpu_engine, engine); // validated by the command line
+    if (options_.cpu_stats) {
+      // The histogram is counted by the interpreter: every instruction runs there.
+      engine = cpu::Engine::Interp;
+      insn_counts_.emplace_back(gen::aarch64::kNumInsns, 0);
+      cores_.back()->insn_counts = insn_counts_.back().data();
+    }
     cores_.back()->set_engine(engine);
     cores_.back()->power_off();
   }
@@ -303,6 +309,12 @@ bool JunoMachine::write_stats(std::string& error) {
   run.virtual_ticks = clock_.ticks();
   run.tick_hz = dev::VirtualClock::kFrequency;
   for (auto& c : cores_) run.cpu_instructions.push_back(c->retired);
+  for (const auto& counts : insn_counts_)
+    for (int id = 0; id < gen::aarch64::kNumInsns; ++id)
+      if (counts[static_cast<size_t>(id)]) {
+        run.cpu_by_instruction[gen::aarch64::kInsnInfo[id].name] += counts[static_cast<size_t>(id)];
+        run.cpu_by_class[gen::aarch64::kInsnInfo[id].cls] += counts[static_cast<size_t>(id)];
+      }
   if (gpu_) {
     run.device = gpu_->device_counters();
     run.gpu_cores = gpu_->shader_cores();

@@ -111,6 +111,7 @@ private:
   uint64_t rounds_ = 0;
   std::unique_ptr<stats::Collector> stats_; // when any statistics option is given
   std::vector<uint64_t> idle_since_;        // per CPU: virtual time it entered WFI (timeline)
+  std::vector<std::vector<uint64_t>> insn_counts_; // --cpu-stats: per CPU, per instruction id
 };
 
 } // namespace vplat
