@@ -220,11 +220,15 @@ stats::ShaderCfg derive_cfg(const ClauseTally& tally, unsigned as, uint64_t entr
     node.tuples = c.tuple_count;
     node.warp_executions = n.executions();
     node.thread_executions = n.lanes();
+    // The clause's instructions without the empty slots (the header line and braces dropped).
     std::string text = disassemble_clause(c);
     size_t a = text.find("{\n");
-    if (a != std::string::npos) {
-      size_t b = text.find('\n', a + 2);
-      node.first_line = text.substr(a + 2, b == std::string::npos ? std::string::npos : b - a - 2);
+    for (size_t at = a == std::string::npos ? text.size() : a + 2; at < text.size();) {
+      size_t end = text.find('\n', at);
+      std::string line = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+      at = end == std::string::npos ? text.size() : end + 1;
+      if (line == "}" || line.rfind("*NOP", 0) == 0 || line.rfind("+NOP", 0) == 0) continue;
+      node.text += line + "\n";
     }
     uint64_t taken_lanes = n.other_lanes;
     for (const auto& t : n.taken)

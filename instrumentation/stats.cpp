@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace vplat::stats {
 
@@ -188,7 +189,7 @@ void ShaderCfg::add(const ShaderCfg& o) {
   for (const auto& [pc, n] : o.nodes) {
     CfgNode& d = nodes[pc];
     d.tuples = n.tuples;
-    if (d.first_line.empty()) d.first_line = n.first_line;
+    if (d.text.empty()) d.text = n.text;
     d.warp_executions += n.warp_executions;
     d.thread_executions += n.thread_executions;
     for (const auto& [to, e] : n.successors) {
@@ -200,24 +201,41 @@ void ShaderCfg::add(const ShaderCfg& o) {
   }
 }
 
+namespace {
+
+// Which shader a job ran: its address space and entry, and what the entry clause holds (a driver may put another
+// shader at an address it used before).
+std::tuple<unsigned, uint64_t, unsigned, std::string> shader_key(const ShaderCfg& cfg) {
+  auto it = cfg.nodes.find(cfg.entry);
+  if (it == cfg.nodes.end()) return {cfg.as, cfg.entry, 0, ""};
+  return {cfg.as, cfg.entry, it->second.tuples, it->second.text};
+}
+
+} // namespace
+
 ShaderCounters Run::shader_totals() const {
   ShaderCounters t;
-  // Static clause sizes count distinct clauses over the run, not per job.
-  std::map<std::pair<unsigned, uint64_t>, unsigned> clauses;
+  // Static clause sizes count distinct clauses over the run (per shader), not per job.
+  std::map<std::pair<std::tuple<unsigned, uint64_t, unsigned, std::string>, uint64_t>, unsigned> clauses;
   for (const auto& j : jobs)
     if (j.has_compute) {
       t.add(j.compute.counters);
-      for (const auto& [pc, n] : j.compute.cfg.nodes) clauses[{j.compute.cfg.as, pc}] = n.tuples;
+      for (const auto& [pc, n] : j.compute.cfg.nodes) clauses[{shader_key(j.compute.cfg), pc}] = n.tuples;
     }
   t.clause_size_static = {};
   for (const auto& [k, tuples] : clauses) t.clause_size_static[std::min(tuples, 8u)]++;
   return t;
 }
 
-std::map<std::pair<unsigned, uint64_t>, ShaderCfg> Run::shaders() const {
-  std::map<std::pair<unsigned, uint64_t>, ShaderCfg> out;
-  for (const auto& j : jobs)
-    if (j.has_compute) out[{j.compute.cfg.as, j.compute.cfg.entry}].add(j.compute.cfg);
+std::vector<ShaderCfg> Run::shaders() const {
+  std::map<std::tuple<unsigned, uint64_t, unsigned, std::string>, size_t> index;
+  std::vector<ShaderCfg> out;
+  for (const auto& j : jobs) {
+    if (!j.has_compute) continue;
+    auto [it, added] = index.try_emplace(shader_key(j.compute.cfg), out.size());
+    if (added) out.emplace_back();
+    out[it->second].add(j.compute.cfg);
+  }
   return out;
 }
 
@@ -319,7 +337,7 @@ std::string to_json(const Run& run) {
   }
   j.end_arr();
   j.arr("shaders");
-  for (const auto& [key, cfg] : run.shaders()) {
+  for (const auto& cfg : run.shaders()) {
     j.obj().num("as", cfg.as).str("entry", hex(cfg.entry));
     j.arr("clauses");
     for (const auto& [pc, n] : cfg.nodes) {
@@ -462,8 +480,10 @@ bool write_csv(const Run& run, const std::string& dir, std::string& error) {
   for (const auto& [name, text] : files)
     if (!write_file((std::filesystem::path(dir) / name).string(), text, error)) return false;
   // One control-flow graph per shader (Graphviz: dot -Tsvg FILE).
-  for (const auto& [key, cfg] : run.shaders()) {
-    std::string name = "cfg_as" + std::to_string(cfg.as) + "_" + hex(cfg.entry) + ".dot";
+  const std::vector<ShaderCfg> shaders = run.shaders();
+  for (size_t i = 0; i < shaders.size(); ++i) {
+    const ShaderCfg& cfg = shaders[i];
+    std::string name = "cfg" + std::to_string(i) + "_as" + std::to_string(cfg.as) + "_" + hex(cfg.entry) + ".dot";
     if (!write_file((std::filesystem::path(dir) / name).string(), cfg_dot(cfg), error)) return false;
   }
   return true;
@@ -475,15 +495,15 @@ std::string cfg_dot(const ShaderCfg& cfg) {
   o << "  label=\"shader " << hex(cfg.entry) << " (AS" << cfg.as << "): clauses with warp/thread executions; edges: lanes\";\n";
   bool ends = false;
   for (const auto& [pc, n] : cfg.nodes) {
-    std::string line = n.first_line;
-    for (auto& ch : line)
-      if (ch == '"') ch = '\'';
-    o << "  \"" << hex(pc) << "\" [label=\"" << hex(pc) << "  " << n.tuples << " tuples\\n" << line << "\\nwarps "
+    // Graphviz label: the instructions left-aligned (\l), quotes made harmless.
+    std::string lines;
+    for (char ch : n.text) lines += ch == '\n' ? std::string("\\l") : ch == '"' ? std::string("'") : std::string(1, ch);
+    o << "  \"" << hex(pc) << "\" [label=\"" << hex(pc) << "  " << n.tuples << " tuples\\n" << lines << "warps "
       << n.warp_executions << ", threads " << n.thread_executions;
     if (n.divergent) {
       o << "\\ndivergent " << n.divergent << ": taken masks";
       for (unsigned m = 0; m < 16; ++m)
-        if (n.taken_masks[m]) o << " " << hex(m) << "x" << n.taken_masks[m];
+        if (n.taken_masks[m]) o << " " << hex(m) << ":" << n.taken_masks[m];
       o << "\", color=red, penwidth=2";
     } else
       o << "\"";

@@ -54,7 +54,7 @@ struct CfgNode {
   std::map<uint64_t, CfgEdge> successors;
   uint64_t divergent = 0;              // executions where the active lanes split
   std::array<uint64_t, 16> taken_masks{}; // of those: how often each mask of lanes took the branch
-  std::string first_line;              // the clause's first instruction, for labels
+  std::string text; // the clause's instructions (empty slots left out), one per line
 };
 struct ShaderCfg {
   static constexpr uint64_t kEnd = UINT64_MAX;
@@ -109,7 +109,9 @@ struct Run {
   std::vector<JobRecord> jobs;
   GpuDeviceCounters device;
   ShaderCounters shader_totals() const;
-  std::map<std::pair<unsigned, uint64_t>, ShaderCfg> shaders() const; // merged over jobs, by (as, entry)
+  // Control-flow graphs merged over the jobs that ran the same shader (same address space, entry and entry
+  // clause), in the order the shaders first ran.
+  std::vector<ShaderCfg> shaders() const;
   std::map<std::string, uint64_t> jobs_by_type() const;
   std::map<std::string, uint64_t> jobs_by_slot() const;
   uint64_t gpu_pages() const;

@@ -4,6 +4,7 @@
 // of every lane. The comments show the working.
 #include "compute_fixture.h"
 #include "gpu-bifrost/clause_stats.h"
+#include <cstdlib>
 
 using namespace computejob;
 namespace stats = vplat::stats;
@@ -16,6 +17,86 @@ protected:
   void SetUp() override {
     ComputeJobs::SetUp();
     collector = &sink;
+  }
+  // The kernels (the tests below explain their counts); each writes its inputs and returns its dispatch.
+  Dispatch straight_line() {
+    constexpr unsigned n = 7 * 16;
+    for (unsigned i = 0; i < n; ++i) {
+      put32(kIn + 4 * i, fbits(1.0f * i));
+      put32(kIn2 + 4 * i, fbits(2.0f));
+    }
+    Dispatch d;
+    d.local[0] = 16;
+    d.groups[0] = 7;
+    d.preload = 1u << 12;
+    d.push = {kIn, kIn2, kOut};
+    d.clauses = {R"(
+  header flow=3
+  tuple p0=r60 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +NOP ; fma->r0
+  tuple fau=u0 ; *NOP ; +IADD.s32 src0=6 src1=4 ; add->r1
+  tuple p0=r0 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r2
+  tuple p0=r0 fau=u2 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3
+  const 0x2
+  )",
+                 "header flow=3 sr=10 msg=5\ntuple p0=r1 fau=u0 ; *NOP ; +LOAD.i32 src0=0 src1=5 seg=1",
+                 "header flow=3 sr=11 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +LOAD.i32 src0=0 src1=5 seg=1", R"(
+  header sr=12 msg=6
+  tuple p0=r10 p1=r11 ; *FADD.f32 src0=0 src1=1 ; +NOP ; fma->r12
+  tuple ; *NOP ; +NOP
+  tuple p0=r3 fau=u0 ; *NOP ; +STORE.i32 src0=0 src1=5 seg=1
+  )"};
+    return d;
+  }
+  Dispatch divergent_loop() {
+    Dispatch d;
+    d.local[0] = 16;
+    d.groups[0] = 3;
+    d.preload = 1u << 12;
+    d.push = {kOut};
+    d.clauses = {"header flow=3\ntuple p0=r60 fau=c0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\nconst 0x1", R"(
+  header flow=1
+  tuple p0=r0 fau=c1 ; *NOP ; +ISUB.s32 src0=0 src1=4 ; add->r0
+  tuple p0=r1 ; *NOP ; +IADD.s32 src0=0 src1=7 ; add->r1
+  tuple p0=r0 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=0
+  const pchi 0
+  const 0x1
+  )",
+                 times4("r60"), store_at(0, 1)};
+    return d;
+  }
+  Dispatch segments() {
+    Dispatch d;
+    d.local[0] = 6;
+    d.groups[0] = 2;
+    d.preload = 1u << 12 | 1u << 7; // global id x (r60), local id (r55)
+    d.push = {kOut};
+    d.tls_bytes = 16;
+    d.wls_bytes = 4 * 6;
+    d.clauses = {"header flow=3 sr=60 msg=6\ntuple fau=c0 ; *NOP ; +STORE.i32 src0=4 src1=5 seg=7\nconst 0x8",
+                 times4("r55"),
+                 "header flow=3 sr=60 msg=6\ntuple p0=r2 ; *NOP ; +STORE.i32 src0=0 src1=3 seg=2",
+                 "header flow=3 sr=20 msg=5\ntuple p0=r2 ; *NOP ; +LOAD.i32 src0=0 src1=3 seg=2",
+                 times4("r60"),
+                 store_at(0, 20)};
+    return d;
+  }
+  Dispatch atomics() {
+    constexpr unsigned n = 6 * 32;
+    for (unsigned i = 0; i < n; ++i) put32(kIn + 4 * i, i % 16);
+    for (unsigned b = 0; b < 16; ++b) put32(kOut + 4 * b, 0);
+    Dispatch d;
+    d.local[0] = 32;
+    d.groups[0] = 6;
+    d.preload = 1u << 12;
+    d.push = {kIn, kOut};
+    d.clauses = {times4("r60"),
+                 "header flow=3 sr=10 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
+                 "tuple ; *NOP ; +LOAD.i32 src0=7 src1=3 seg=1",
+                 times4("r10"),
+                 "header flow=3\ntuple p0=r2 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\n"
+                 "tuple fau=u1 ; *NOP ; +MOV.i32 src0=5 ; add->r1",
+                 "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src1=0 src2=1"};
+    return d;
   }
   // The statistics gathered so far (the jobs run, in the order the guest saw them).
   stats::Run finish() {
@@ -63,34 +144,10 @@ protected:
 //   FAU: A c0 (constant), u0 u1 u2; B u0; C u0; D u0               -> 6 uniform, 1 constant
 //   memory: 2 global loads and 1 global store of 4 bytes
 TEST_P(ShaderStats, StraightLineKernel) {
-  constexpr unsigned n = 7 * 16;
-  for (unsigned i = 0; i < n; ++i) {
-    put32(kIn + 4 * i, fbits(1.0f * i));
-    put32(kIn2 + 4 * i, fbits(2.0f));
-  }
-  Dispatch d;
-  d.local[0] = 16;
-  d.groups[0] = 7;
-  d.preload = 1u << 12;
-  d.push = {kIn, kIn2, kOut};
-  d.clauses = {R"(
-header flow=3
-tuple p0=r60 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +NOP ; fma->r0
-tuple fau=u0 ; *NOP ; +IADD.s32 src0=6 src1=4 ; add->r1
-tuple p0=r0 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r2
-tuple p0=r0 fau=u2 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3
-const 0x2
-)",
-               "header flow=3 sr=10 msg=5\ntuple p0=r1 fau=u0 ; *NOP ; +LOAD.i32 src0=0 src1=5 seg=1",
-               "header flow=3 sr=11 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +LOAD.i32 src0=0 src1=5 seg=1", R"(
-header sr=12 msg=6
-tuple p0=r10 p1=r11 ; *FADD.f32 src0=0 src1=1 ; +NOP ; fma->r12
-tuple ; *NOP ; +NOP
-tuple p0=r3 fau=u0 ; *NOP ; +STORE.i32 src0=0 src1=5 seg=1
-)"};
+  Dispatch d = straight_line();
   run(d);
   ASSERT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
-  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(get32(kOut + 4 * i), fbits(1.0f * i + 2.0f)) << i;
+  for (unsigned i = 0; i < 7 * 16; ++i) ASSERT_EQ(get32(kOut + 4 * i), fbits(1.0f * i + 2.0f)) << i;
 
   stats::Run run = finish();
   const stats::JobRecord& j = only_job(run);
@@ -132,8 +189,9 @@ tuple p0=r3 fau=u0 ; *NOP ; +STORE.i32 src0=0 src1=5 seg=1
                                                            {"add.arith", 336},
                                                            {"message.load", 224},
                                                            {"message.store", 112}}));
-  EXPECT_EQ(at(c.by_opcode, "FMA_NOP"), 112u * 6);
-  EXPECT_EQ(at(c.by_opcode, "ADD_NOP"), 112u * 4);
+  // *NOP: A 3, B 1, C 1, D 2 = 7; +NOP: A 1, D 2 = 3.
+  EXPECT_EQ(at(c.by_opcode, "FMA_NOP"), 112u * 7);
+  EXPECT_EQ(at(c.by_opcode, "ADD_NOP"), 112u * 3);
   EXPECT_EQ(at(c.by_opcode, "ADD_IADD_s32"), 112u * 3);
   EXPECT_EQ(at(c.by_opcode, "FMA_LSHIFT_OR_i32"), 112u);
   EXPECT_EQ(at(c.by_opcode, "FMA_FADD_f32"), 112u);
@@ -162,20 +220,7 @@ tuple p0=r3 fau=u0 ; *NOP ; +STORE.i32 src0=0 src1=5 seg=1
 // lanes as lanes 0, 1, 2 leave (a lane that leaves waits at the next clause). The three executions where a lane
 // leaves while others branch back are divergent, with taken masks 0xe, 0xc and 0x8.
 TEST_P(ShaderStats, DivergentLoop) {
-  Dispatch d;
-  d.local[0] = 16;
-  d.groups[0] = 3;
-  d.preload = 1u << 12;
-  d.push = {kOut};
-  d.clauses = {"header flow=3\ntuple p0=r60 fau=c0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\nconst 0x1", R"(
-header flow=1
-tuple p0=r0 fau=c1 ; *NOP ; +ISUB.s32 src0=0 src1=4 ; add->r0
-tuple p0=r1 ; *NOP ; +IADD.s32 src0=0 src1=7 ; add->r1
-tuple p0=r0 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=0
-const pchi 0
-const 0x1
-)",
-               times4("r60"), store_at(0, 1)};
+  Dispatch d = divergent_loop();
   run(d);
   ASSERT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
   for (unsigned g = 0; g < 48; ++g) ASSERT_EQ(get32(kOut + 4 * g), g * (g + 1) / 2) << g;
@@ -218,7 +263,7 @@ const 0x1
   EXPECT_EQ(l.successors.at(after).warps, 48u);
   std::string dot = stats::cfg_dot(g);
   EXPECT_NE(dot.find("color=red"), std::string::npos);
-  EXPECT_NE(dot.find("0xex12"), std::string::npos);
+  EXPECT_NE(dot.find("0xe:12"), std::string::npos);
 }
 
 // Segments and a partial quad: 2 workgroups of 6 threads (quads of 4 and 2 lanes). Each thread stores its global
@@ -229,19 +274,7 @@ const 0x1
 //   temporaries: WLS store/load src1=3 (t) = 2, store_at's +STORE src0=7 (t1) src1=3 (t) = 2 -> 4
 //   FAU: TLS store c0 twice (lo, hi), 2 x times4 c0 -> 4 constant; store_at u0 -> 1 uniform
 TEST_P(ShaderStats, SegmentsAndPartialQuads) {
-  Dispatch d;
-  d.local[0] = 6;
-  d.groups[0] = 2;
-  d.preload = 1u << 12 | 1u << 7; // global id x (r60), local id (r55)
-  d.push = {kOut};
-  d.tls_bytes = 16;
-  d.wls_bytes = 4 * 6;
-  d.clauses = {"header flow=3 sr=60 msg=6\ntuple fau=c0 ; *NOP ; +STORE.i32 src0=4 src1=5 seg=7\nconst 0x8",
-               times4("r55"),
-               "header flow=3 sr=60 msg=6\ntuple p0=r2 ; *NOP ; +STORE.i32 src0=0 src1=3 seg=2",
-               "header flow=3 sr=20 msg=5\ntuple p0=r2 ; *NOP ; +LOAD.i32 src0=0 src1=3 seg=2",
-               times4("r60"),
-               store_at(0, 20)};
+  Dispatch d = segments();
   run(d);
   ASSERT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
   for (unsigned g = 0; g < 12; ++g) ASSERT_EQ(get32(kOut + 4 * g), g) << g;
@@ -278,24 +311,10 @@ TEST_P(ShaderStats, SegmentsAndPartialQuads) {
 // Atomics: the histogram kernel's ATOM_C1 + ATOM_CX pair is one 4-byte global atomic per thread (192 threads);
 // both halves count as atomic-message instructions.
 TEST_P(ShaderStats, Atomics) {
-  constexpr unsigned n = 6 * 32;
-  for (unsigned i = 0; i < n; ++i) put32(kIn + 4 * i, i % 16);
-  for (unsigned b = 0; b < 16; ++b) put32(kOut + 4 * b, 0);
-  Dispatch d;
-  d.local[0] = 32;
-  d.groups[0] = 6;
-  d.preload = 1u << 12;
-  d.push = {kIn, kOut};
-  d.clauses = {times4("r60"),
-               "header flow=3 sr=10 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
-               "tuple ; *NOP ; +LOAD.i32 src0=7 src1=3 seg=1",
-               times4("r10"),
-               "header flow=3\ntuple p0=r2 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\n"
-               "tuple fau=u1 ; *NOP ; +MOV.i32 src0=5 ; add->r1",
-               "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src1=0 src2=1"};
+  Dispatch d = atomics();
   run(d);
   ASSERT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
-  for (unsigned b = 0; b < 16; ++b) ASSERT_EQ(get32(kOut + 4 * b), n / 16) << b;
+  for (unsigned b = 0; b < 16; ++b) ASSERT_EQ(get32(kOut + 4 * b), 6u * 32 / 16) << b;
   stats::Run run = finish();
   const stats::ShaderCounters& c = only_job(run).compute.counters;
   EXPECT_EQ(c.memory.at("global.atomic").accesses, 192u);
@@ -349,20 +368,8 @@ TEST_P(ShaderStats, IdenticalRunsGiveIdenticalStatistics) {
     collector = &mine;
     attach(threads);
     wr(reg::JOB_INT_CLEAR, ~0u);
-    Dispatch d;
-    d.local[0] = 16;
+    Dispatch d = divergent_loop();
     d.groups[0] = 5;
-    d.preload = 1u << 12;
-    d.push = {kOut};
-    d.clauses = {"header flow=3\ntuple p0=r60 fau=c0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\nconst 0x1", R"(
-header flow=1
-tuple p0=r0 fau=c1 ; *NOP ; +ISUB.s32 src0=0 src1=4 ; add->r0
-tuple p0=r1 ; *NOP ; +IADD.s32 src0=0 src1=7 ; add->r1
-tuple p0=r0 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=0
-const pchi 0
-const 0x1
-)",
-                 times4("r60"), store_at(0, 1)};
     run(d);
     EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
     stats::Run r;
@@ -383,6 +390,52 @@ const 0x1
   EXPECT_NE(first.find("\"divergent_branches\": 60"), std::string::npos) << first;
   EXPECT_EQ(first, second);
   EXPECT_EQ(first, third);
+}
+
+// The four kernels above as one run (a suite): the run's totals are the sums of the per-job figures worked out in
+// the tests above, and the timeline has the four jobs. With VPLAT_STATS_EXAMPLES=DIR set, the run's outputs are
+// written there (stats.json, summary.txt, csv/ with the CFGs, timeline.json) as the documentation's examples.
+TEST_P(ShaderStats, SuiteTotals) {
+  stats::Collector timeline_sink(true);
+  collector = &timeline_sink;
+  attach();
+  const Dispatch kernels[] = {straight_line(), divergent_loop(), segments(), atomics()};
+  for (const Dispatch& d : kernels) {
+    wr(reg::JOB_INT_CLEAR, ~0u);
+    run(d);
+    ASSERT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
+  }
+  wr(reg::JOB_INT_CLEAR, ~0u);
+  stats::Run run;
+  std::vector<stats::TimelineEvent> events;
+  timeline_sink.finish(run, events);
+  run.device = gpu->device_counters();
+  run.virtual_ticks = clock.ticks();
+  ASSERT_EQ(run.jobs.size(), 4u);
+  stats::ShaderCounters t = run.shader_totals();
+  // Threads 112 + 48 + 12 + 192; thread instructions 2016 + 7440 + 168 + atomics' 192 x 2 x 7 tuples (1 + 2 + 1 +
+  // 2 + 1) = 2688.
+  EXPECT_EQ(t.threads, 112u + 48 + 12 + 192);
+  EXPECT_EQ(t.thread_instructions, 2016u + 7440 + 168 + 2688);
+  EXPECT_EQ(t.divergent_branches, 36u);
+  EXPECT_EQ(run.jobs_by_type(), (std::map<std::string, uint64_t>{{"Compute", 4}}));
+  EXPECT_EQ(at(run.device.irqs, "job"), 4u); // one completion interrupt per job, each cleared before the next
+  unsigned jobs = 0, irqs = 0;
+  for (const auto& e : events) {
+    jobs += e.kind == stats::TimelineEvent::Kind::Job;
+    irqs += e.kind == stats::TimelineEvent::Kind::Irq;
+  }
+  EXPECT_EQ(jobs, 4u);
+  EXPECT_EQ(irqs, 4u);
+  std::string json = stats::to_json(run);
+  EXPECT_NE(json.find("\"schema_version\": 1"), std::string::npos);
+  if (const char* dir = std::getenv("VPLAT_STATS_EXAMPLES"); dir && GetParam() == 2) {
+    std::string error;
+    ASSERT_TRUE(stats::write_file(std::string(dir) + "/stats.json", json, error)) << error;
+    ASSERT_TRUE(stats::write_file(std::string(dir) + "/summary.txt", stats::summary(run), error)) << error;
+    ASSERT_TRUE(stats::write_csv(run, std::string(dir) + "/csv", error)) << error;
+    ASSERT_TRUE(stats::write_file(std::string(dir) + "/timeline.json", stats::timeline_json(run, events), error)) << error;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(HostThreads, ShaderStats, ::testing::Values(1u, 2u),
