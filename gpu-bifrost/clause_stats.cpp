@@ -1,7 +1,7 @@
 #include "gpu-bifrost/clause_stats.h"
 #include "bifrost_isa.h"
 #include <cstring>
-#include <regex>
+#include <cctype>
 #include <vector>
 
 namespace vplat::gpu::bifrost {
@@ -43,9 +43,12 @@ InsnStatic make_static(int id) {
   else if (has_helper(helpers, "cvt_load")) s.mem = MemOp::Load, s.fixed_seg = MemSeg::Image;
   else if (has_helper(helpers, "cvt_store")) s.mem = MemOp::Store, s.fixed_seg = MemSeg::Image;
   if (s.mem != MemOp::None && s.fixed_seg != MemSeg::Image) {
-    static const std::regex size(R"(_i(\d+))");
-    std::smatch m;
-    s.mem_bytes = std::regex_search(s.name, m, size) ? static_cast<uint8_t>(std::stoul(m[1]) / 8) : 4;
+    s.mem_bytes = 4;
+    for (size_t at = s.name.find("_i"); at != std::string::npos; at = s.name.find("_i", at + 1))
+      if (at + 2 < s.name.size() && std::isdigit(static_cast<unsigned char>(s.name[at + 2]))) {
+        s.mem_bytes = static_cast<uint8_t>(std::stoul(s.name.substr(at + 2)) / 8);
+        break;
+      }
   }
   std::string message = gen::insn_attr(id, "message");
   if (s.nop) s.category = "nop";

@@ -53,8 +53,25 @@ struct ClauseCounters {
   // One execution by the lanes in `active`: those in `taken` branched to npc[lane], those in `ended` finished the
   // shader, the rest fell through.
   void count(uint8_t active, uint8_t taken_lanes, uint8_t ended, const std::array<uint64_t, 4>& npc) {
-    ++by_lanes[std::popcount(active) - 1u];
-    if (taken_lanes | ended) count_branch(active, taken_lanes, ended, npc);
+    // A table, not std::popcount: without -mpopcnt that is a library call.
+    static constexpr uint8_t kLanes[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+    const unsigned lanes = kLanes[active & 15];
+    ++by_lanes[lanes - 1];
+    if (!(taken_lanes | ended)) return;
+    // A loop's back edge: every lane branches to the target seen first (no divergence, nothing else to learn).
+    if (taken_lanes == active && !ended && taken[0].warps) {
+      const uint64_t t = taken[0].pc;
+      const unsigned elsewhere = unsigned{npc[0] != t} | unsigned{npc[1] != t} << 1 | unsigned{npc[2] != t} << 2 |
+                                 unsigned{npc[3] != t} << 3;
+      if (!(elsewhere & active)) {
+        ++branch_warps;
+        ++all_left_warps;
+        ++taken[0].warps;
+        taken[0].lanes += lanes;
+        return;
+      }
+    }
+    count_branch(active, taken_lanes, ended, npc);
   }
   void count_branch(uint8_t active, uint8_t taken_lanes, uint8_t ended, const std::array<uint64_t, 4>& npc);
   uint64_t executions() const { return by_lanes[0] + by_lanes[1] + by_lanes[2] + by_lanes[3]; }
