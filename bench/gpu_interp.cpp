@@ -77,7 +77,8 @@ int main(int argc, char** argv) {
   if (threads < 1 || threads > 64 || groups < 1 || groups > 4096 || iterations < 1) return usage();
   const std::string opts = argc > 4 ? argv[4] : "";
   if (opts != "" && opts != "stats" && opts != "short" && opts != "stats,short") return usage();
-  const bool with_stats = opts.find("stats") != std::string::npos, short_loop = opts.find("short") != std::string::npos;
+  const bool with_stats = opts.find("stats") != std::string::npos;
+  const bool short_loop = opts.find("short") != std::string::npos;
 
   dev::Bus bus;
   bus.add_ram(kRam, kRamSize);
@@ -160,8 +161,8 @@ int main(int argc, char** argv) {
     }
   }
   auto s = cores.stats();
-  std::printf("threads %u workgroups %u thread_instructions %llu seconds %.3f per_thread_rate %.0f cpus %.2f", threads,
-              groups, static_cast<unsigned long long>(s.thread_instructions), seconds,
+  std::printf("threads %u workgroups %u thread_instructions %llu seconds %.3f per_thread_rate %.0f cpus %.2f",
+              threads, groups, static_cast<unsigned long long>(s.thread_instructions), seconds,
               static_cast<double>(s.thread_instructions) / seconds / threads, cpus);
   if (with_stats) {
     // The job never becomes visible through a job manager here: report it as if it had.

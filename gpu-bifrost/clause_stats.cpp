@@ -1,7 +1,7 @@
 #include "gpu-bifrost/clause_stats.h"
 #include "bifrost_isa.h"
-#include <cstring>
 #include <cctype>
+#include <cstring>
 #include <vector>
 
 namespace vplat::gpu::bifrost {
@@ -10,7 +10,9 @@ namespace gen = vplat::gen::bifrost;
 
 namespace {
 
-bool has_helper(const char* helpers, const char* name) { return std::strstr(helpers, name) != nullptr; }
+bool has_helper(const char* helpers, const char* name) {
+  return std::strstr(helpers, name) != nullptr;
+}
 
 InsnStatic make_static(int id) {
   const gen::InsnInfo& info = gen::kInsnInfo[id];
@@ -31,17 +33,23 @@ InsnStatic make_static(int id) {
     if (fi.bound >= 0) continue;
     if (n == "seg" && fi.width == 3) s.seg_lsb = fi.lsb;
     if (n == "wls" && fi.width == 1) s.wls_lsb = fi.lsb;
-    if (n.size() == 4 && n.compare(0, 3, "src") == 0 && n[3] >= '0' && n[3] <= '3' && fi.width == 3 && s.srcs < 4)
+    if (n.size() == 4 && n.compare(0, 3, "src") == 0 && n[3] >= '0' && n[3] <= '3' && fi.width == 3 &&
+        s.srcs < 4)
       s.src_lsb[s.srcs++] = static_cast<int8_t>(fi.lsb);
   }
   // Memory messages: the runtime helper the semantics call says what the access is; the size is in the name
   // (LOAD.i8 ... STORE.i128; the atomics are i32).
   const char* helpers = info.helpers;
-  if (has_helper(helpers, "seg_load")) s.mem = MemOp::Load;
-  else if (has_helper(helpers, "seg_store")) s.mem = MemOp::Store;
-  else if (has_helper(helpers, "seg_atomic")) s.mem = MemOp::Atomic;
-  else if (has_helper(helpers, "cvt_load")) s.mem = MemOp::Load, s.fixed_seg = MemSeg::Image;
-  else if (has_helper(helpers, "cvt_store")) s.mem = MemOp::Store, s.fixed_seg = MemSeg::Image;
+  if (has_helper(helpers, "seg_load"))
+    s.mem = MemOp::Load;
+  else if (has_helper(helpers, "seg_store"))
+    s.mem = MemOp::Store;
+  else if (has_helper(helpers, "seg_atomic"))
+    s.mem = MemOp::Atomic;
+  else if (has_helper(helpers, "cvt_load"))
+    s.mem = MemOp::Load, s.fixed_seg = MemSeg::Image;
+  else if (has_helper(helpers, "cvt_store"))
+    s.mem = MemOp::Store, s.fixed_seg = MemSeg::Image;
   if (s.mem != MemOp::None && s.fixed_seg != MemSeg::Image) {
     s.mem_bytes = 4;
     for (size_t at = s.name.find("_i"); at != std::string::npos; at = s.name.find("_i", at + 1))
@@ -51,24 +59,36 @@ InsnStatic make_static(int id) {
       }
   }
   std::string message = gen::insn_attr(id, "message");
-  if (s.nop) s.category = "nop";
-  else if (!message.empty() || cls == "atomic") s.category = "message." + (message.empty() ? std::string("atomic") : message);
-  else if (cls == "branch" || cls == "branch_cond") s.category = "control";
-  else if (cls == "cvt" || cls == "fp_cvt") s.category = unit + ".conversion";
-  else s.category = unit + ".arith";
+  if (s.nop)
+    s.category = "nop";
+  else if (!message.empty() || cls == "atomic")
+    s.category = "message." + (message.empty() ? std::string("atomic") : message);
+  else if (cls == "branch" || cls == "branch_cond")
+    s.category = "control";
+  else if (cls == "cvt" || cls == "fp_cvt")
+    s.category = unit + ".conversion";
+  else
+    s.category = unit + ".arith";
   return s;
 }
 
 const char* seg_name(MemSeg s) {
   switch (s) {
-  case MemSeg::Global: return "global";
-  case MemSeg::Wls: return "wls";
-  case MemSeg::Tls: return "tls";
-  case MemSeg::Ubo: return "ubo";
-  default: return "image";
+  case MemSeg::Global:
+    return "global";
+  case MemSeg::Wls:
+    return "wls";
+  case MemSeg::Tls:
+    return "tls";
+  case MemSeg::Ubo:
+    return "ubo";
+  default:
+    return "image";
   }
 }
-const char* op_name(MemOp o) { return o == MemOp::Load ? "load" : o == MemOp::Store ? "store" : "atomic"; }
+const char* op_name(MemOp o) {
+  return o == MemOp::Load ? "load" : o == MemOp::Store ? "store" : "atomic";
+}
 
 } // namespace
 
@@ -82,7 +102,8 @@ const InsnStatic& insn_static(int id) {
   return id >= 0 && id < gen::kNumInsns ? table[static_cast<size_t>(id)] : unknown;
 }
 
-void ClauseCounters::count_branch(uint8_t active, uint8_t taken_lanes, uint8_t ended, const std::array<uint64_t, 4>& npc) {
+void ClauseCounters::count_branch(uint8_t active, uint8_t taken_lanes, uint8_t ended,
+                                  const std::array<uint64_t, 4>& npc) {
   ++branch_warps;
   uint8_t fall = active & static_cast<uint8_t>(~(taken_lanes | ended));
   if (!fall) ++all_left_warps;

@@ -1,13 +1,13 @@
-// Shader statistics at near-zero run-time cost. Everything that depends only on a clause's encoding (instruction
-// classes, empty slots, register and FAU traffic, memory messages and their sizes) is worked out once, when the
-// clause is decoded (ClauseMetrics, in DecodedClause). While shaders run, the only thing counted is how often each
-// clause executes with how many active lanes, and where branching lanes went (ClauseCounters, held per host thread
-// next to the clause in that thread's ClauseMemo: no lock, no shared cache line). When a job completes its host
-// threads' counters are summed (ClauseTally) and multiplied out against the static metrics (derive_counters,
-// derive_cfg).
+// Shader statistics at near-zero run-time cost. Everything that depends only on a clause's encoding
+// (instruction classes, empty slots, register and FAU traffic, memory messages and their sizes) is worked out
+// once, when the clause is decoded (ClauseMetrics, in DecodedClause). While shaders run, the only thing
+// counted is how often each clause executes with how many active lanes, and where branching lanes went
+// (ClauseCounters, held per host thread next to the clause in that thread's ClauseMemo: no lock, no shared
+// cache line). When a job completes its host threads' counters are summed (ClauseTally) and multiplied out
+// against the static metrics (derive_counters, derive_cfg).
 //
-// One place counts a clause execution: QuadExec::step calls ClauseCounters::count. A per-clause model that needs
-// execution counts (timing) reads the same tally.
+// One place counts a clause execution: QuadExec::step calls ClauseCounters::count. A per-clause model that
+// needs execution counts (timing) reads the same tally.
 #pragma once
 #include "gpu-bifrost/bifrost_clause.h"
 #include "instrumentation/stats.h"
@@ -50,19 +50,20 @@ struct ClauseCounters {
   uint64_t divergent = 0;
   std::array<uint64_t, 16> taken_masks{}; // divergent executions by the mask of lanes that branched
 
-  // One execution by the lanes in `active`: those in `taken` branched to npc[lane], those in `ended` finished the
-  // shader, the rest fell through.
+  // One execution by the lanes in `active`: those in `taken` branched to npc[lane], those in `ended` finished
+  // the shader, the rest fell through.
   void count(uint8_t active, uint8_t taken_lanes, uint8_t ended, const std::array<uint64_t, 4>& npc) {
     // A table, not std::popcount: without -mpopcnt that is a library call.
     static constexpr uint8_t kLanes[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
     const unsigned lanes = kLanes[active & 15];
     ++by_lanes[lanes - 1];
     if (!(taken_lanes | ended)) return;
-    // A loop's back edge: every lane branches to the target seen first (no divergence, nothing else to learn).
+    // A loop's back edge: every lane branches to the target seen first (no divergence, nothing else to
+    // learn).
     if (taken_lanes == active && !ended && taken[0].warps) {
       const uint64_t t = taken[0].pc;
-      const unsigned elsewhere = unsigned{npc[0] != t} | unsigned{npc[1] != t} << 1 | unsigned{npc[2] != t} << 2 |
-                                 unsigned{npc[3] != t} << 3;
+      const unsigned elsewhere = unsigned{npc[0] != t} | unsigned{npc[1] != t} << 1 |
+                                 unsigned{npc[2] != t} << 2 | unsigned{npc[3] != t} << 3;
       if (!(elsewhere & active)) {
         ++branch_warps;
         ++all_left_warps;
@@ -79,15 +80,16 @@ struct ClauseCounters {
   void add(const ClauseCounters& o);
 };
 
-// A job's clause executions summed over host threads, by (address space, clause address) (ordered, so anything
-// derived from it is the same for every host-thread count).
+// A job's clause executions summed over host threads, by (address space, clause address) (ordered, so
+// anything derived from it is the same for every host-thread count).
 struct ClauseTally {
   struct Item {
     std::shared_ptr<const DecodedClause> clause;
     ClauseCounters counts;
   };
   std::map<std::pair<unsigned, uint64_t>, Item> items;
-  void add(unsigned as, uint64_t address, const std::shared_ptr<const DecodedClause>& clause, const ClauseCounters& n);
+  void add(unsigned as, uint64_t address, const std::shared_ptr<const DecodedClause>& clause,
+           const ClauseCounters& n);
   void merge(const ClauseTally& o);
 };
 

@@ -29,10 +29,18 @@ std::string quote(const std::string& s) {
   std::string o = "\"";
   for (char c : s) {
     switch (c) {
-    case '"': o += "\\\""; break;
-    case '\\': o += "\\\\"; break;
-    case '\n': o += "\\n"; break;
-    case '\t': o += "\\t"; break;
+    case '"':
+      o += "\\\"";
+      break;
+    case '\\':
+      o += "\\\\";
+      break;
+    case '\n':
+      o += "\\n";
+      break;
+    case '\t':
+      o += "\\t";
+      break;
     default:
       if (static_cast<unsigned char>(c) < 0x20) {
         char b[8];
@@ -136,7 +144,8 @@ void shader_json(Json& j, const char* key, const ShaderCounters& c) {
   j.num("temp_reads", c.temp_reads);
   j.num("fau_uniform", c.fau_uniform).num("fau_constant", c.fau_constant).num("fau_special", c.fau_special);
   j.obj("memory");
-  for (const auto& [k, m] : c.memory) j.obj(k.c_str()).num("accesses", m.accesses).num("bytes", m.bytes).end_obj();
+  for (const auto& [k, m] : c.memory)
+    j.obj(k.c_str()).num("accesses", m.accesses).num("bytes", m.bytes).end_obj();
   j.end_obj().end_obj();
   j.num("divergent_branches", c.divergent_branches);
   j.end_obj();
@@ -144,7 +153,8 @@ void shader_json(Json& j, const char* key, const ShaderCounters& c) {
 
 std::string percent(uint64_t part, uint64_t whole) {
   char b[16];
-  std::snprintf(b, sizeof b, "%5.1f%%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+  std::snprintf(b, sizeof b, "%5.1f%%",
+                whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
   return b;
 }
 
@@ -203,8 +213,8 @@ void ShaderCfg::add(const ShaderCfg& o) {
 
 namespace {
 
-// Which shader a job ran: its address space and entry, and what the entry clause holds (a driver may put another
-// shader at an address it used before).
+// Which shader a job ran: its address space and entry, and what the entry clause holds (a driver may put
+// another shader at an address it used before).
 std::tuple<unsigned, uint64_t, unsigned, std::string> shader_key(const ShaderCfg& cfg) {
   auto it = cfg.nodes.find(cfg.entry);
   if (it == cfg.nodes.end()) return {cfg.as, cfg.entry, 0, ""};
@@ -292,8 +302,10 @@ void Collector::job_visible(unsigned slot, unsigned as, uint64_t va, const std::
 void Collector::event(TimelineEvent e) {
   if (!timeline_) return;
   std::lock_guard lock(m_);
-  if (events_.size() < kMaxEvents) events_.push_back(std::move(e));
-  else ++dropped_events_;
+  if (events_.size() < kMaxEvents)
+    events_.push_back(std::move(e));
+  else
+    ++dropped_events_;
 }
 
 void Collector::finish(Run& run, std::vector<TimelineEvent>& events) {
@@ -315,7 +327,8 @@ std::string to_json(const Run& run) {
   j.arr("instructions");
   for (uint64_t n : run.cpu_instructions) j.num(nullptr, n);
   j.end_arr();
-  if (!run.cpu_by_instruction.empty()) j.counts("by_instruction", run.cpu_by_instruction).counts("by_class", run.cpu_by_class);
+  if (!run.cpu_by_instruction.empty())
+    j.counts("by_instruction", run.cpu_by_instruction).counts("by_class", run.cpu_by_class);
   j.end_obj();
   j.obj("gpu");
   j.num("host_threads", run.gpu_threads).num("shader_cores", run.gpu_cores);
@@ -326,10 +339,17 @@ std::string to_json(const Run& run) {
   shader_json(j, "shader", run.shader_totals());
   j.arr("jobs");
   for (const auto& r : run.jobs) {
-    j.obj().num("index", r.index).str("type", r.type).num("slot", r.slot).num("as", r.as).str("va", hex(r.va));
+    j.obj()
+        .num("index", r.index)
+        .str("type", r.type)
+        .num("slot", r.slot)
+        .num("as", r.as)
+        .str("va", hex(r.va));
     j.str("status", hex(r.status)).num("start", r.start).num("end", r.end);
     if (r.has_compute) {
-      j.str("shader", hex(r.compute.shader)).list3("local_size", r.compute.local).list3("workgroups", r.compute.groups);
+      j.str("shader", hex(r.compute.shader))
+          .list3("local_size", r.compute.local)
+          .list3("workgroups", r.compute.groups);
       j.num("pages_accessed", r.compute.pages);
       shader_json(j, "counters", r.compute.counters);
     }
@@ -345,7 +365,11 @@ std::string to_json(const Run& run) {
       j.num("thread_executions", n.thread_executions).num("divergent", n.divergent);
       j.arr("successors");
       for (const auto& [to, e] : n.successors)
-        j.obj().str("to", to == ShaderCfg::kEnd ? "end" : hex(to)).num("warps", e.warps).num("lanes", e.lanes).end_obj();
+        j.obj()
+            .str("to", to == ShaderCfg::kEnd ? "end" : hex(to))
+            .num("warps", e.warps)
+            .num("lanes", e.lanes)
+            .end_obj();
       j.end_arr();
       if (n.divergent) {
         j.obj("taken_masks");
@@ -378,7 +402,8 @@ std::string summary(const Run& run) {
     for (const auto& [k, v] : run.cpu_by_class) top.push_back({v, k});
     std::sort(top.rbegin(), top.rend());
     o << "  cpu instruction classes (--cpu-stats):";
-    for (size_t i = 0; i < std::min<size_t>(10, top.size()); ++i) o << " " << top[i].second << " " << percent(top[i].first, cpu_total);
+    for (size_t i = 0; i < std::min<size_t>(10, top.size()); ++i)
+      o << " " << top[i].second << " " << percent(top[i].first, cpu_total);
     o << "\n";
   }
   o << "  gpu jobs:";
@@ -397,8 +422,8 @@ std::string summary(const Run& run) {
   ShaderCounters c = run.shader_totals();
   if (!c.warp_clauses) return o.str();
   std::snprintf(b, sizeof b,
-                "  shaders: %" PRIu64 " workgroups, %" PRIu64 " warps, %" PRIu64 " threads; %" PRIu64 " warp clauses, %" PRIu64
-                " thread instructions (%s empty slots)\n",
+                "  shaders: %" PRIu64 " workgroups, %" PRIu64 " warps, %" PRIu64 " threads; %" PRIu64
+                " warp clauses, %" PRIu64 " thread instructions (%s empty slots)\n",
                 c.workgroups, c.warps, c.threads, c.warp_clauses, c.thread_instructions,
                 percent(c.thread_nops, c.thread_instructions).c_str());
   o << b;
@@ -412,10 +437,11 @@ std::string summary(const Run& run) {
   for (unsigned n = 1; n <= 4; ++n) o << " " << n << ":" << c.active_lanes[n];
   o << "; divergent branches " << c.divergent_branches << "\n";
   std::snprintf(b, sizeof b,
-                "  data: reg reads %" PRIu64 ", writes %" PRIu64 "; staging reads %" PRIu64 ", writes %" PRIu64
-                "; temporaries %" PRIu64 "; FAU uniform %" PRIu64 ", constant %" PRIu64 ", special %" PRIu64 "\n",
-                c.reg_reads, c.reg_writes, c.staging_reads, c.staging_writes, c.temp_reads, c.fau_uniform, c.fau_constant,
-                c.fau_special);
+                "  data: reg reads %" PRIu64 ", writes %" PRIu64 "; staging reads %" PRIu64
+                ", writes %" PRIu64 "; temporaries %" PRIu64 "; FAU uniform %" PRIu64 ", constant %" PRIu64
+                ", special %" PRIu64 "\n",
+                c.reg_reads, c.reg_writes, c.staging_reads, c.staging_writes, c.temp_reads, c.fau_uniform,
+                c.fau_constant, c.fau_special);
   o << b;
   o << "  memory:";
   for (const auto& [k, m] : c.memory) o << " " << k << " " << m.accesses << " (" << m.bytes << " B)";
@@ -440,15 +466,16 @@ bool write_csv(const Run& run, const std::string& dir, std::string& error) {
     return false;
   }
   std::ostringstream jobs;
-  jobs << "index,type,slot,as,va,status,start,end,workgroups,warps,threads,warp_clauses,thread_instructions,thread_nops,"
+  jobs << "index,type,slot,as,va,status,start,end,workgroups,warps,threads,warp_clauses,thread_instructions,"
+          "thread_nops,"
           "reg_reads,reg_writes,temp_reads,fau_uniform,fau_constant,divergent_branches,pages\n";
   for (const auto& r : run.jobs) {
     const ShaderCounters& c = r.compute.counters;
-    jobs << r.index << "," << r.type << "," << r.slot << "," << r.as << "," << hex(r.va) << "," << hex(r.status) << ","
-         << r.start << "," << r.end << "," << c.workgroups << "," << c.warps << "," << c.threads << "," << c.warp_clauses
-         << "," << c.thread_instructions << "," << c.thread_nops << "," << c.reg_reads << "," << c.reg_writes << ","
-         << c.temp_reads << "," << c.fau_uniform << "," << c.fau_constant << "," << c.divergent_branches << ","
-         << r.compute.pages << "\n";
+    jobs << r.index << "," << r.type << "," << r.slot << "," << r.as << "," << hex(r.va) << ","
+         << hex(r.status) << "," << r.start << "," << r.end << "," << c.workgroups << "," << c.warps << ","
+         << c.threads << "," << c.warp_clauses << "," << c.thread_instructions << "," << c.thread_nops << ","
+         << c.reg_reads << "," << c.reg_writes << "," << c.temp_reads << "," << c.fau_uniform << ","
+         << c.fau_constant << "," << c.divergent_branches << "," << r.compute.pages << "\n";
   }
   ShaderCounters t = run.shader_totals();
   std::ostringstream ops;
@@ -459,7 +486,8 @@ bool write_csv(const Run& run, const std::string& dir, std::string& error) {
   for (const auto& [k, v] : t.by_class) classes << k << "," << v << "\n";
   std::ostringstream sizes;
   sizes << "tuples,dynamic,static\n";
-  for (unsigned n = 1; n <= 8; ++n) sizes << n << "," << t.clause_size_dynamic[n] << "," << t.clause_size_static[n] << "\n";
+  for (unsigned n = 1; n <= 8; ++n)
+    sizes << n << "," << t.clause_size_dynamic[n] << "," << t.clause_size_static[n] << "\n";
   std::ostringstream mem;
   mem << "segment_op,accesses,bytes\n";
   for (const auto& [k, m] : t.memory) mem << k << "," << m.accesses << "," << m.bytes << "\n";
@@ -474,16 +502,17 @@ bool write_csv(const Run& run, const std::string& dir, std::string& error) {
     regs << n << "," << (r == run.device.reg_reads.end() ? 0 : r->second) << ","
          << (w == run.device.reg_writes.end() ? 0 : w->second) << "\n";
   }
-  const std::pair<const char*, std::string> files[] = {{"jobs.csv", jobs.str()},           {"opcodes.csv", ops.str()},
-                                                       {"classes.csv", classes.str()},     {"clause_sizes.csv", sizes.str()},
-                                                       {"memory.csv", mem.str()},          {"gpu_registers.csv", regs.str()}};
+  const std::pair<const char*, std::string> files[] = {
+      {"jobs.csv", jobs.str()},          {"opcodes.csv", ops.str()}, {"classes.csv", classes.str()},
+      {"clause_sizes.csv", sizes.str()}, {"memory.csv", mem.str()},  {"gpu_registers.csv", regs.str()}};
   for (const auto& [name, text] : files)
     if (!write_file((std::filesystem::path(dir) / name).string(), text, error)) return false;
   // One control-flow graph per shader (Graphviz: dot -Tsvg FILE).
   const std::vector<ShaderCfg> shaders = run.shaders();
   for (size_t i = 0; i < shaders.size(); ++i) {
     const ShaderCfg& cfg = shaders[i];
-    std::string name = "cfg" + std::to_string(i) + "_as" + std::to_string(cfg.as) + "_" + hex(cfg.entry) + ".dot";
+    std::string name =
+        "cfg" + std::to_string(i) + "_as" + std::to_string(cfg.as) + "_" + hex(cfg.entry) + ".dot";
     if (!write_file((std::filesystem::path(dir) / name).string(), cfg_dot(cfg), error)) return false;
   }
   return true;
@@ -492,14 +521,16 @@ bool write_csv(const Run& run, const std::string& dir, std::string& error) {
 std::string cfg_dot(const ShaderCfg& cfg) {
   std::ostringstream o;
   o << "digraph shader_" << hex(cfg.entry) << " {\n  node [shape=box, fontname=monospace];\n";
-  o << "  label=\"shader " << hex(cfg.entry) << " (AS" << cfg.as << "): clauses with warp/thread executions; edges: lanes\";\n";
+  o << "  label=\"shader " << hex(cfg.entry) << " (AS" << cfg.as
+    << "): clauses with warp/thread executions; edges: lanes\";\n";
   bool ends = false;
   for (const auto& [pc, n] : cfg.nodes) {
     // Graphviz label: the instructions left-aligned (\l), quotes made harmless.
     std::string lines;
-    for (char ch : n.text) lines += ch == '\n' ? std::string("\\l") : ch == '"' ? std::string("'") : std::string(1, ch);
-    o << "  \"" << hex(pc) << "\" [label=\"" << hex(pc) << "  " << n.tuples << " tuples\\n" << lines << "warps "
-      << n.warp_executions << ", threads " << n.thread_executions;
+    for (char ch : n.text)
+      lines += ch == '\n' ? std::string("\\l") : ch == '"' ? std::string("'") : std::string(1, ch);
+    o << "  \"" << hex(pc) << "\" [label=\"" << hex(pc) << "  " << n.tuples << " tuples\\n"
+      << lines << "warps " << n.warp_executions << ", threads " << n.thread_executions;
     if (n.divergent) {
       o << "\\ndivergent " << n.divergent << ": taken masks";
       for (unsigned m = 0; m < 16; ++m)
@@ -510,8 +541,8 @@ std::string cfg_dot(const ShaderCfg& cfg) {
     o << (pc == cfg.entry ? ", style=bold" : "") << "];\n";
     for (const auto& [to, e] : n.successors) {
       ends |= to == ShaderCfg::kEnd;
-      o << "  \"" << hex(pc) << "\" -> \"" << (to == ShaderCfg::kEnd ? std::string("end") : hex(to)) << "\" [label=\""
-        << e.lanes << "\"];\n";
+      o << "  \"" << hex(pc) << "\" -> \"" << (to == ShaderCfg::kEnd ? std::string("end") : hex(to))
+        << "\" [label=\"" << e.lanes << "\"];\n";
     }
   }
   if (ends) o << "  \"end\" [shape=oval];\n";
@@ -527,11 +558,13 @@ std::string timeline_json(const Run& run, const std::vector<TimelineEvent>& even
   o << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
   o << "{\"ph\": \"M\", \"pid\": 1, \"name\": \"process_name\", \"args\": {\"name\": \"GPU job slots\"}},\n";
   o << "{\"ph\": \"M\", \"pid\": 2, \"name\": \"process_name\", \"args\": {\"name\": \"GPU interrupts\"}},\n";
-  o << "{\"ph\": \"M\", \"pid\": 3, \"name\": \"process_name\", \"args\": {\"name\": \"CPUs (idle in WFI)\"}}";
+  o << "{\"ph\": \"M\", \"pid\": 3, \"name\": \"process_name\", \"args\": {\"name\": \"CPUs (idle in "
+       "WFI)\"}}";
   for (const auto& e : events) {
     int pid = e.kind == TimelineEvent::Kind::Job ? 1 : e.kind == TimelineEvent::Kind::Irq ? 2 : 3;
     char b[160];
-    std::snprintf(b, sizeof b, ",\n{\"ph\": \"X\", \"pid\": %d, \"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, \"name\": ", pid,
+    std::snprintf(b, sizeof b,
+                  ",\n{\"ph\": \"X\", \"pid\": %d, \"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, \"name\": ", pid,
                   e.track, static_cast<double>(e.start) * us_per_tick,
                   static_cast<double>(e.end - std::min(e.end, e.start)) * us_per_tick);
     o << b << quote(e.name) << "}";

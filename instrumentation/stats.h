@@ -1,8 +1,8 @@
-// Run statistics: the counters the GPU shader cores, the GPU device and the CPUs produce, collected into one Run
-// and written as JSON (schema: README.md), CSV, a text summary, Graphviz control-flow graphs and a Chrome
-// trace-event timeline. Nothing here is on an execution hot path: producers count in their own storage and hand
-// over totals at job completion (the shader cores) or at exit (devices, CPUs); the Collector's lock is taken
-// once per job and once per timeline event.
+// Run statistics: the counters the GPU shader cores, the GPU device and the CPUs produce, collected into one
+// Run and written as JSON (schema: README.md), CSV, a text summary, Graphviz control-flow graphs and a Chrome
+// trace-event timeline. Nothing here is on an execution hot path: producers count in their own storage and
+// hand over totals at job completion (the shader cores) or at exit (devices, CPUs); the Collector's lock is
+// taken once per job and once per timeline event.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -52,9 +52,9 @@ struct CfgNode {
   unsigned tuples = 0;
   uint64_t warp_executions = 0, thread_executions = 0;
   std::map<uint64_t, CfgEdge> successors;
-  uint64_t divergent = 0;              // executions where the active lanes split
+  uint64_t divergent = 0;                 // executions where the active lanes split
   std::array<uint64_t, 16> taken_masks{}; // of those: how often each mask of lanes took the branch
-  std::string text; // the clause's instructions (empty slots left out), one per line
+  std::string text;                       // the clause's instructions (empty slots left out), one per line
 };
 struct ShaderCfg {
   static constexpr uint64_t kEnd = UINT64_MAX;
@@ -124,8 +124,8 @@ class Collector {
 public:
   explicit Collector(bool timeline = false) : timeline_(timeline) {}
   void compute_done(ComputeJobStats s);
-  void job_visible(unsigned slot, unsigned as, uint64_t va, const std::string& type, uint32_t status, uint64_t start,
-                   uint64_t end);
+  void job_visible(unsigned slot, unsigned as, uint64_t va, const std::string& type, uint32_t status,
+                   uint64_t start, uint64_t end);
   bool timeline() const { return timeline_; }
   void event(TimelineEvent e); // ignored unless timeline(); bounded (kMaxEvents)
   static constexpr size_t kMaxEvents = 1u << 20;
@@ -147,8 +147,8 @@ std::string to_json(const Run& run);
 std::string summary(const Run& run);
 bool write_file(const std::string& path, const std::string& text, std::string& error);
 bool write_csv(const Run& run, const std::string& dir, std::string& error);
-// Graphviz: nodes are clauses (address, tuples, executions, lanes), edges carry lane counts, divergent clauses
-// are drawn red with their taken-lane masks.
+// Graphviz: nodes are clauses (address, tuples, executions, lanes), edges carry lane counts, divergent
+// clauses are drawn red with their taken-lane masks.
 std::string cfg_dot(const ShaderCfg& cfg);
 // Chrome trace-event JSON ("traceEvents", complete events, microseconds of virtual time).
 std::string timeline_json(const Run& run, const std::vector<TimelineEvent>& events);

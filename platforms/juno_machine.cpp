@@ -320,7 +320,8 @@ bool JunoMachine::write_stats(std::string& error) {
     run.gpu_cores = gpu_->shader_cores();
   }
   if (compute_) run.gpu_threads = compute_->host_threads();
-  if (!options_.stats_file.empty() && !stats::write_file(options_.stats_file, stats::to_json(run), error)) return false;
+  if (!options_.stats_file.empty() && !stats::write_file(options_.stats_file, stats::to_json(run), error))
+    return false;
   if (!options_.stats_csv.empty() && !stats::write_csv(run, options_.stats_csv, error)) return false;
   if (!options_.trace_timeline.empty() &&
       !stats::write_file(options_.trace_timeline, stats::timeline_json(run, events), error))

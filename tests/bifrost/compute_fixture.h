@@ -1,7 +1,7 @@
 // The compute-job fixture: what a driver builds for one Compute job (a job chain of one Compute job with a packed
 // Invocation, a Renderer State with preload bits and a push-uniform count, push uniforms, a thread-storage
-// descriptor, and a shader assembled with the test assembler), submitted on job slot 1 the way panfrost does, run on
-// the Bifrost shader cores with the test's host-thread count. Used by compute_job_test.cpp and stats_test.cpp.
+// descriptor, and a shader assembled with the test assembler), submitted on job slot 1 the way panfrost does,
+// run on the Bifrost shader cores with the test's host-thread count. Used by compute_job_test.cpp and stats_test.cpp.
 //
 // Descriptor layouts: Mesa v6.xml ("Compute Job", "Invocation", "Draw", "Renderer State", "Preload", "Local
 // Storage"); invocation packing: ../shared/reference/mali-g71.md section 2 (each value minus 1 in ceil(log2)

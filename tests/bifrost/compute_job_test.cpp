@@ -1,6 +1,7 @@
 // Complete compute jobs through the Mali-G71's registers and job manager, run on the Bifrost shader cores
-// (gpu-bifrost/compute_cores.h) with 1 and 2 host threads: each test builds what a driver builds (compute_fixture.h),
-// submits it on job slot 1 the way panfrost does, and checks guest memory against a CPU reference computed here.
+// (gpu-bifrost/compute_cores.h) with 1 and 2 host threads: each test builds what a driver builds
+// (compute_fixture.h), submits it on job slot 1 the way panfrost does, and checks guest memory against a CPU
+// reference computed here.
 #include "compute_fixture.h"
 #include <chrono>
 #include <thread>

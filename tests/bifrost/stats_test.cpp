@@ -1,7 +1,7 @@
-// Shader and device statistics (gpu-bifrost/clause_stats.h, instrumentation/stats.h) for complete compute jobs on 1
-// and 2 host threads. Every expected figure is worked out by hand from the shader text in the test: its clauses,
-// tuples, slots, register ports, FAU and temporary operands, messages, and (for the divergent loop) the trip count
-// of every lane. The comments show the working.
+// Shader and device statistics (gpu-bifrost/clause_stats.h, instrumentation/stats.h) for complete compute
+// jobs on 1 and 2 host threads. Every expected figure is worked out by hand from the shader text in the test:
+// its clauses, tuples, slots, register ports, FAU and temporary operands, messages, and (for the divergent
+// loop) the trip count of every lane. The comments show the working.
 #include "compute_fixture.h"
 #include "gpu-bifrost/clause_stats.h"
 #include <cstdlib>
@@ -53,7 +53,8 @@ protected:
     d.groups[0] = 3;
     d.preload = 1u << 12;
     d.push = {kOut};
-    d.clauses = {"header flow=3\ntuple p0=r60 fau=c0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\nconst 0x1", R"(
+    d.clauses = {"header flow=3\ntuple p0=r60 fau=c0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\nconst 0x1",
+                 R"(
   header flow=1
   tuple p0=r0 fau=c1 ; *NOP ; +ISUB.s32 src0=0 src1=4 ; add->r0
   tuple p0=r1 ; *NOP ; +IADD.s32 src0=0 src1=7 ; add->r1
@@ -89,13 +90,14 @@ protected:
     d.groups[0] = 6;
     d.preload = 1u << 12;
     d.push = {kIn, kOut};
-    d.clauses = {times4("r60"),
-                 "header flow=3 sr=10 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
-                 "tuple ; *NOP ; +LOAD.i32 src0=7 src1=3 seg=1",
-                 times4("r10"),
-                 "header flow=3\ntuple p0=r2 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\n"
-                 "tuple fau=u1 ; *NOP ; +MOV.i32 src0=5 ; add->r1",
-                 "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src1=0 src2=1"};
+    d.clauses = {
+        times4("r60"),
+        "header flow=3 sr=10 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
+        "tuple ; *NOP ; +LOAD.i32 src0=7 src1=3 seg=1",
+        times4("r10"),
+        "header flow=3\ntuple p0=r2 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\n"
+        "tuple fau=u1 ; *NOP ; +MOV.i32 src0=5 ; add->r1",
+        "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src1=0 src2=1"};
     return d;
   }
   // The statistics gathered so far (the jobs run, in the order the guest saw them).
@@ -185,10 +187,10 @@ TEST_P(ShaderStats, StraightLineKernel) {
   EXPECT_EQ(c.divergent_branches, 0u);
   // Per thread: 10 NOPs, *LSHIFT_OR and *FADD, 3 +IADD, 2 +LOAD.i32, 1 +STORE.i32.
   EXPECT_EQ(c.by_category, (std::map<std::string, uint64_t>{{"nop", 1120},
-                                                           {"fma.arith", 224},
-                                                           {"add.arith", 336},
-                                                           {"message.load", 224},
-                                                           {"message.store", 112}}));
+                                                            {"fma.arith", 224},
+                                                            {"add.arith", 336},
+                                                            {"message.load", 224},
+                                                            {"message.store", 112}}));
   // *NOP: A 3, B 1, C 1, D 2 = 7; +NOP: A 1, D 2 = 3.
   EXPECT_EQ(at(c.by_opcode, "FMA_NOP"), 112u * 7);
   EXPECT_EQ(at(c.by_opcode, "ADD_NOP"), 112u * 3);
@@ -210,23 +212,23 @@ TEST_P(ShaderStats, StraightLineKernel) {
   EXPECT_EQ(g.nodes.at(cc).successors.at(dd).lanes, 112u);
   EXPECT_EQ(g.nodes.at(dd).successors.at(stats::ShaderCfg::kEnd).warps, 28u);
   EXPECT_EQ(g.nodes.at(dd).tuples, 3u);
-  // The shader touched its code page, the two input pages and the output page (the push uniforms are read by the
-  // job manager, not the shaders).
+  // The shader touched its code page, the two input pages and the output page (the push uniforms are read by
+  // the job manager, not the shaders).
   EXPECT_EQ(j.compute.pages, 4u);
 }
 
-// The divergent loop of compute_job_test.cpp: thread g (0..47) runs the 3-tuple loop clause g + 1 times. In quad q
-// (lanes g = 4q..4q+3) the loop clause runs 4q + 4 times: 4q + 1 times with 4 lanes, then once each with 3, 2 and 1
-// lanes as lanes 0, 1, 2 leave (a lane that leaves waits at the next clause). The three executions where a lane
-// leaves while others branch back are divergent, with taken masks 0xe, 0xc and 0x8.
+// The divergent loop of compute_job_test.cpp: thread g (0..47) runs the 3-tuple loop clause g + 1 times. In
+// quad q (lanes g = 4q..4q+3) the loop clause runs 4q + 4 times: 4q + 1 times with 4 lanes, then once each
+// with 3, 2 and 1 lanes as lanes 0, 1, 2 leave (a lane that leaves waits at the next clause). The three
+// executions where a lane leaves while others branch back are divergent, with taken masks 0xe, 0xc and 0x8.
 TEST_P(ShaderStats, DivergentLoop) {
   Dispatch d = divergent_loop();
   run(d);
   ASSERT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
   for (unsigned g = 0; g < 48; ++g) ASSERT_EQ(get32(kOut + 4 * g), g * (g + 1) / 2) << g;
 
-  // Sums over q = 0..11: sum(4q + 4) = 312 loop executions, sum(4q + 1) = 276 of them with 4 lanes; the loop's
-  // thread executions are sum(g + 1) = 1176. The other three clauses run once per quad with 4 lanes.
+  // Sums over q = 0..11: sum(4q + 4) = 312 loop executions, sum(4q + 1) = 276 of them with 4 lanes; the
+  // loop's thread executions are sum(g + 1) = 1176. The other three clauses run once per quad with 4 lanes.
   stats::Run run = finish();
   const stats::JobRecord& j = only_job(run);
   const stats::ShaderCounters& c = j.compute.counters;
@@ -240,7 +242,7 @@ TEST_P(ShaderStats, DivergentLoop) {
   EXPECT_EQ(c.thread_instructions, 2 * c.thread_tuples);
   EXPECT_EQ(c.clause_size_dynamic, (std::array<uint64_t, 9>{0, 24, 12, 312, 0, 0, 0, 0, 0}));
   EXPECT_EQ(c.divergent_branches, 36u);
-  EXPECT_EQ(at(c.by_category, "control"), 1176u);  // +BRANCHZ once per loop iteration
+  EXPECT_EQ(at(c.by_category, "control"), 1176u); // +BRANCHZ once per loop iteration
   EXPECT_EQ(at(c.by_opcode, "ADD_ISUB_s32"), 1176u);
   const stats::ShaderCfg& g = j.compute.cfg;
   const std::vector<uint64_t> pc = clause_addresses(d);
@@ -254,7 +256,8 @@ TEST_P(ShaderStats, DivergentLoop) {
   EXPECT_EQ(l.taken_masks[0xc], 12u);
   EXPECT_EQ(l.taken_masks[0x8], 12u);
   ASSERT_EQ(l.successors.size(), 2u);
-  // Back edge: every iteration but each lane's last (1176 - 48 lanes), in 4q + 3 executions per quad (sum 300).
+  // Back edge: every iteration but each lane's last (1176 - 48 lanes), in 4q + 3 executions per quad (sum
+  // 300).
   EXPECT_EQ(l.successors.at(loop).lanes, 1128u);
   EXPECT_EQ(l.successors.at(loop).warps, 300u);
   // Exit: each lane once; in 4 executions per quad.
@@ -266,9 +269,9 @@ TEST_P(ShaderStats, DivergentLoop) {
   EXPECT_NE(dot.find("0xe:12"), std::string::npos);
 }
 
-// Segments and a partial quad: 2 workgroups of 6 threads (quads of 4 and 2 lanes). Each thread stores its global
-// id to its stack (TLS offset 8), stores it to WLS word (local id), loads that word back and stores it to out.
-// Per thread (6 clauses: 1,1,1,1,1,2 tuples = 7 tuples, 14 slots):
+// Segments and a partial quad: 2 workgroups of 6 threads (quads of 4 and 2 lanes). Each thread stores its
+// global id to its stack (TLS offset 8), stores it to WLS word (local id), loads that word back and stores it
+// to out. Per thread (6 clauses: 1,1,1,1,1,2 tuples = 7 tuples, 14 slots):
 //   NOPs 1+1+1+1+1+2 = 7; ports: times4 r55, WLS store r2, WLS load r2, times4 r60, store_at r2 = 5
 //   slot writes: 2 x times4 r2, store_at r3 = 3; staging: 3 stores read 1 word, 1 load writes 1
 //   temporaries: WLS store/load src1=3 (t) = 2, store_at's +STORE src0=7 (t1) src1=3 (t) = 2 -> 4
@@ -304,12 +307,14 @@ TEST_P(ShaderStats, SegmentsAndPartialQuads) {
     EXPECT_EQ(c.memory.at(k).accesses, 12u) << k;
     EXPECT_EQ(c.memory.at(k).bytes, 48u) << k;
   }
-  EXPECT_EQ(c.by_category, (std::map<std::string, uint64_t>{
-                               {"nop", 84}, {"fma.arith", 24}, {"add.arith", 12}, {"message.store", 36}, {"message.load", 12}}));
+  EXPECT_EQ(
+      c.by_category,
+      (std::map<std::string, uint64_t>{
+          {"nop", 84}, {"fma.arith", 24}, {"add.arith", 12}, {"message.store", 36}, {"message.load", 12}}));
 }
 
-// Atomics: the histogram kernel's ATOM_C1 + ATOM_CX pair is one 4-byte global atomic per thread (192 threads);
-// both halves count as atomic-message instructions.
+// Atomics: the histogram kernel's ATOM_C1 + ATOM_CX pair is one 4-byte global atomic per thread (192
+// threads); both halves count as atomic-message instructions.
 TEST_P(ShaderStats, Atomics) {
   Dispatch d = atomics();
   run(d);
@@ -327,8 +332,8 @@ TEST_P(ShaderStats, Atomics) {
   EXPECT_EQ(c.staging_writes, 192u * 3);
 }
 
-// The device side: one job per type and slot, the job interrupt asserted once, register accesses counted by the
-// register table's names, an MMU fault by kind.
+// The device side: one job per type and slot, the job interrupt asserted once, register accesses counted by
+// the register table's names, an MMU fault by kind.
 TEST_P(ShaderStats, DeviceCounters) {
   Dispatch d;
   d.local[0] = 8;
@@ -356,7 +361,8 @@ TEST_P(ShaderStats, DeviceCounters) {
   EXPECT_EQ(at(run.device.reg_writes, "JOB_INT_CLEAR"), at(mid.reg_writes, "JOB_INT_CLEAR") + 1);
   // queue() writes COMMAND_NEXT = START once.
   EXPECT_EQ(at(run.device.reg_writes, "JS1_COMMAND_NEXT"), at(before.reg_writes, "JS1_COMMAND_NEXT") + 1);
-  EXPECT_EQ(at(run.device.mmu_faults, "TRANSLATION_FAULT_3"), at(before.mmu_faults, "TRANSLATION_FAULT_3") + 1);
+  EXPECT_EQ(at(run.device.mmu_faults, "TRANSLATION_FAULT_3"),
+            at(before.mmu_faults, "TRANSLATION_FAULT_3") + 1);
   EXPECT_EQ(at(run.device.irqs, "mmu"), at(before.irqs, "mmu") + 1);
   EXPECT_EQ(at(run.device.irqs, "job"), at(before.irqs, "job") + 1);
 }
@@ -392,9 +398,10 @@ TEST_P(ShaderStats, IdenticalRunsGiveIdenticalStatistics) {
   EXPECT_EQ(first, third);
 }
 
-// The four kernels above as one run (a suite): the run's totals are the sums of the per-job figures worked out in
-// the tests above, and the timeline has the four jobs. With VPLAT_STATS_EXAMPLES=DIR set, the run's outputs are
-// written there (stats.json, summary.txt, csv/ with the CFGs, timeline.json) as the documentation's examples.
+// The four kernels above as one run (a suite): the run's totals are the sums of the per-job figures worked
+// out in the tests above, and the timeline has the four jobs. With VPLAT_STATS_EXAMPLES=DIR set, the run's
+// outputs are written there (stats.json, summary.txt, csv/ with the CFGs, timeline.json) as the
+// documentation's examples.
 TEST_P(ShaderStats, SuiteTotals) {
   stats::Collector timeline_sink(true);
   collector = &timeline_sink;
@@ -413,8 +420,8 @@ TEST_P(ShaderStats, SuiteTotals) {
   run.virtual_ticks = clock.ticks();
   ASSERT_EQ(run.jobs.size(), 4u);
   stats::ShaderCounters t = run.shader_totals();
-  // Threads 112 + 48 + 12 + 192; thread instructions 2016 + 7440 + 168 + atomics' 192 x 2 x 7 tuples (1 + 2 + 1 +
-  // 2 + 1) = 2688.
+  // Threads 112 + 48 + 12 + 192; thread instructions 2016 + 7440 + 168 + atomics' 192 x 2 x 7 tuples (1 + 2 +
+  // 1 + 2 + 1) = 2688.
   EXPECT_EQ(t.threads, 112u + 48 + 12 + 192);
   EXPECT_EQ(t.thread_instructions, 2016u + 7440 + 168 + 2688);
   EXPECT_EQ(t.divergent_branches, 36u);
@@ -434,11 +441,15 @@ TEST_P(ShaderStats, SuiteTotals) {
     ASSERT_TRUE(stats::write_file(std::string(dir) + "/stats.json", json, error)) << error;
     ASSERT_TRUE(stats::write_file(std::string(dir) + "/summary.txt", stats::summary(run), error)) << error;
     ASSERT_TRUE(stats::write_csv(run, std::string(dir) + "/csv", error)) << error;
-    ASSERT_TRUE(stats::write_file(std::string(dir) + "/timeline.json", stats::timeline_json(run, events), error)) << error;
+    ASSERT_TRUE(
+        stats::write_file(std::string(dir) + "/timeline.json", stats::timeline_json(run, events), error))
+        << error;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(HostThreads, ShaderStats, ::testing::Values(1u, 2u),
-                         [](const ::testing::TestParamInfo<unsigned>& i) { return std::to_string(i.param) + "threads"; });
+                         [](const ::testing::TestParamInfo<unsigned>& i) {
+                           return std::to_string(i.param) + "threads";
+                         });
 
 } // namespace
