@@ -248,7 +248,8 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
       }
       debug->started[i] = true;
     }
-    if (waiting_[i] && stats_ && stats_->timeline())
+    // A WFI that the next round ends at the same virtual time was no idle time.
+    if (waiting_[i] && stats_ && stats_->timeline() && clock_.ticks() > idle_since_[i])
       stats_->event({stats::TimelineEvent::Kind::CpuIdle, idle_since_[i], clock_.ticks(), i, "wfi"});
     waiting_[i] = false;
     gic_->set_current_cpu(static_cast<int>(i));
@@ -302,7 +303,7 @@ bool JunoMachine::write_stats(std::string& error) {
   if (stats_) {
     // CPUs still idle at the end: their WFI interval ends now.
     for (unsigned i = 0; i < cores_.size() && stats_->timeline(); ++i)
-      if (waiting_[i] && i < idle_since_.size())
+      if (waiting_[i] && i < idle_since_.size() && clock_.ticks() > idle_since_[i])
         stats_->event({stats::TimelineEvent::Kind::CpuIdle, idle_since_[i], clock_.ticks(), i, "wfi"});
     stats_->finish(run, events);
   }
