@@ -431,6 +431,10 @@ stats::GpuDeviceCounters MaliG71::device_counters() {
   }
   static const char* names[3] = {"job", "mmu", "gpu"};
   for (unsigned i = 0; i < 3; ++i) c.irqs[names[i]] = irq_asserts_[i];
+  {
+    std::lock_guard mmu_lock(mmu_mu_);
+    c.pages_translated = mmu_.pages_translated();
+  }
   for (const auto& [code, n] : mmu_faults_) {
     const char* kind = (code & 0xf8) == exc::TRANSLATION_FAULT_0   ? "TRANSLATION_FAULT_"
                        : (code & 0xf8) == exc::PERMISSION_FAULT_0  ? "PERMISSION_FAULT_"

@@ -335,7 +335,7 @@ std::string to_json(const Run& run) {
   j.counts("jobs_by_type", run.jobs_by_type()).counts("jobs_by_slot", run.jobs_by_slot());
   j.counts("reg_reads", run.device.reg_reads).counts("reg_writes", run.device.reg_writes);
   j.counts("irqs", run.device.irqs).counts("mmu_faults", run.device.mmu_faults);
-  j.num("pages_accessed", run.gpu_pages());
+  j.num("pages_translated", run.device.pages_translated).num("shader_pages_accessed", run.gpu_pages());
   shader_json(j, "shader", run.shader_totals());
   j.arr("jobs");
   for (const auto& r : run.jobs) {
@@ -418,7 +418,8 @@ std::string summary(const Run& run) {
   for (const auto& [k, v] : run.device.irqs) o << " " << k << " " << v;
   uint64_t faults = 0;
   for (const auto& [k, v] : run.device.mmu_faults) faults += v;
-  o << "; mmu faults " << faults << "; pages accessed " << run.gpu_pages() << "\n";
+  o << "; mmu faults " << faults << "; pages translated " << run.device.pages_translated << " (by shaders "
+    << run.gpu_pages() << ")\n";
   ShaderCounters c = run.shader_totals();
   if (!c.warp_clauses) return o.str();
   std::snprintf(b, sizeof b,

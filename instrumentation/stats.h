@@ -97,6 +97,7 @@ struct GpuDeviceCounters {
   std::map<std::string, uint64_t> reg_reads, reg_writes; // by register name (mali_regs' table)
   std::map<std::string, uint64_t> irqs;                  // assertions (rising edges) per line
   std::map<std::string, uint64_t> mmu_faults;            // by exception name
+  uint64_t pages_translated = 0; // distinct (address space, page) the GPU MMU translated (jobs and shaders)
 };
 
 struct Run {

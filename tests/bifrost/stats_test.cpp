@@ -215,6 +215,9 @@ TEST_P(ShaderStats, StraightLineKernel) {
   // The shader touched its code page, the two input pages and the output page (the push uniforms are read by
   // the job manager, not the shaders).
   EXPECT_EQ(j.compute.pages, 4u);
+  // The GPU MMU also translated the descriptors' page (job, renderer state, thread storage and push uniforms all
+  // sit in the first page).
+  EXPECT_EQ(run.device.pages_translated, 5u);
 }
 
 // The divergent loop of compute_job_test.cpp: thread g (0..47) runs the 3-tuple loop clause g + 1 times. In
