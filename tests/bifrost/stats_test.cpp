@@ -5,6 +5,8 @@
 #include "compute_fixture.h"
 #include "gpu-bifrost/clause_stats.h"
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 using namespace computejob;
 namespace stats = vplat::stats;
@@ -215,8 +217,8 @@ TEST_P(ShaderStats, StraightLineKernel) {
   // The shader touched its code page, the two input pages and the output page (the push uniforms are read by
   // the job manager, not the shaders).
   EXPECT_EQ(j.compute.pages, 4u);
-  // The GPU MMU also translated the descriptors' page (job, renderer state, thread storage and push uniforms all
-  // sit in the first page).
+  // The GPU MMU also translated the descriptors' page (job, renderer state, thread storage and push uniforms
+  // all sit in the first page).
   EXPECT_EQ(run.device.pages_translated, 5u);
 }
 
@@ -439,8 +441,19 @@ TEST_P(ShaderStats, SuiteTotals) {
   EXPECT_EQ(irqs, 4u);
   std::string json = stats::to_json(run);
   EXPECT_NE(json.find("\"schema_version\": 1"), std::string::npos);
-  if (const char* dir = std::getenv("VPLAT_STATS_EXAMPLES"); dir && GetParam() == 2) {
-    std::string error;
+  // CSV: a header and one row per job; one graph per shader (the four kernels share an address, not a
+  // shader).
+  std::string error, csv_dir = ::testing::TempDir() + "stats_csv_" + std::to_string(GetParam());
+  ASSERT_TRUE(stats::write_csv(run, csv_dir, error)) << error;
+  std::ifstream jobs_csv(csv_dir + "/jobs.csv");
+  unsigned lines = 0;
+  for (std::string line; std::getline(jobs_csv, line);) ++lines;
+  EXPECT_EQ(lines, 1u + 4);
+  unsigned graphs = 0;
+  for (const auto& e : std::filesystem::directory_iterator(csv_dir)) graphs += e.path().extension() == ".dot";
+  EXPECT_EQ(graphs, 4u);
+  if (const char* out = std::getenv("VPLAT_STATS_EXAMPLES"); out && GetParam() == 2) {
+    const std::string dir(out);
     ASSERT_TRUE(stats::write_file(std::string(dir) + "/stats.json", json, error)) << error;
     ASSERT_TRUE(stats::write_file(std::string(dir) + "/summary.txt", stats::summary(run), error)) << error;
     ASSERT_TRUE(stats::write_csv(run, std::string(dir) + "/csv", error)) << error;
