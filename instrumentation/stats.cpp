@@ -418,8 +418,8 @@ std::string summary(const Run& run) {
   for (const auto& [k, v] : run.device.irqs) o << " " << k << " " << v;
   uint64_t faults = 0;
   for (const auto& [k, v] : run.device.mmu_faults) faults += v;
-  o << "; mmu faults " << faults << "; pages translated " << run.device.pages_translated << " (by shaders "
-    << run.gpu_pages() << ")\n";
+  o << "; mmu faults " << faults << "; pages translated " << run.device.pages_translated
+    << " (shader pages per job, summed: " << run.gpu_pages() << ")\n";
   ShaderCounters c = run.shader_totals();
   if (!c.warp_clauses) return o.str();
   std::snprintf(b, sizeof b,
