@@ -219,6 +219,8 @@ public:
 
   MemoryPort& mem;
   uint64_t retired = 0;
+  // --cpu-stats: executions per generated instruction id, counted by the interpreter only (nullptr: off).
+  uint64_t* insn_counts = nullptr;
   uint32_t cur_insn = 0; // the instruction being executed
   uint64_t excl_pa = 0;  // physical address the exclusive monitor marks (valid while EXCL_VALID)
 

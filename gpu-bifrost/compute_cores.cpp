@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 namespace vplat::gpu::bifrost {
@@ -22,7 +23,7 @@ constexpr auto kPoll = std::chrono::milliseconds(1);
 
 struct Outcome {
   uint32_t status = exc::DONE;
-  uint64_t clauses = 0, tuples = 0, instructions = 0;
+  uint64_t clauses = 0, tuples = 0, instructions = 0, warps = 0;
 };
 
 // The state one job's host threads share.
@@ -72,6 +73,8 @@ public:
       clauses += d.clauses;
       tuples += d.tuples;
       instructions += d.instructions;
+      warps += d.warps;
+      retired_workgroups += d.status == exc::DONE;
       done_.erase(done_.begin());
       ++retired_;
     }
@@ -93,6 +96,16 @@ public:
 
   uint32_t failure() const { return failure_; }
   uint64_t clauses = 0, tuples = 0, instructions = 0; // of the retired workgroups
+  uint64_t warps = 0, retired_workgroups = 0;
+
+  // Statistics the host threads hand over when they leave the job (under the lock, once per thread).
+  void add_counts(const ClauseTally& t, const std::unordered_set<uint64_t>& pages) {
+    std::lock_guard lock(m_);
+    tally.merge(t);
+    pages_.insert(pages.begin(), pages.end());
+  }
+  ClauseTally tally;
+  size_t pages() const { return pages_.size(); }
 
 private:
   std::mutex m_;
@@ -101,6 +114,7 @@ private:
   std::vector<uint64_t> in_flight_;
   std::map<uint64_t, Outcome> done_;
   uint32_t failure_ = exc::DONE;
+  std::unordered_set<uint64_t> pages_;
 
   bool conflicts(uint64_t w) const {
     for (uint64_t o : in_flight_) {
@@ -117,6 +131,8 @@ class JobView final : public ShaderMemory {
 public:
   explicit JobView(Dispatch& d) : d_(d) {}
   uint64_t workgroup = 0;
+  bool count_pages = false;
+  std::unordered_set<uint64_t> pages; // GPU virtual pages translated (count_pages)
 
   bool read(unsigned, uint64_t va, void* dst, size_t len, MmuFault& fault, Access access) override {
     auto* out = static_cast<uint8_t*>(dst);
@@ -173,6 +189,7 @@ private:
     if (e.tag == vpn + 1) return e.host;
     uint8_t* p = d_.memory.page_pointer(va, access);
     if (p) e = {vpn + 1, p};
+    if (count_pages) pages.insert(vpn);
     return p;
   }
 
@@ -222,7 +239,9 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
 
   pool_.run([&](unsigned) {
     JobView view(d);
+    view.count_pages = stats_ != nullptr;
     bifrost::ShaderCore core(view, cache_);
+    core.set_counting(stats_ != nullptr);
     uint64_t w;
     while (d.take(w)) {
       view.workgroup = w;
@@ -250,11 +269,34 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
       o.clauses = r.clauses;
       o.tuples = r.tuples;
       o.instructions = r.lane_instructions;
+      o.warps = r.warps;
       if (r.status == QuadResult::Status::Timeout) o.status = exc::TERMINATED;
       else if (r.status == QuadResult::Status::Fault) o.status = r.exception ? r.exception : exc::JOB_BUS_FAULT;
       d.finish(w, o);
     }
+    if (stats_) {
+      ClauseTally mine;
+      core.take_counts(mine);
+      d.add_counts(mine, view.pages);
+    }
   });
+  if (stats_) {
+    stats::ComputeJobStats js;
+    js.as = job.as;
+    js.job_va = job.job_va;
+    js.shader = job.shader_pc;
+    for (unsigned i = 0; i < 3; ++i) {
+      js.local[i] = job.local_size[i];
+      js.groups[i] = job.workgroups[i];
+    }
+    js.pages = d.pages();
+    js.counters = derive_counters(d.tally);
+    js.counters.workgroups = d.retired_workgroups;
+    js.counters.warps = d.warps;
+    js.counters.threads = d.retired_workgroups * threads;
+    js.cfg = derive_cfg(d.tally, job.as, job.shader_pc);
+    stats_->compute_done(std::move(js));
+  }
 
   workgroups_ += d.total;
   clauses_ += d.clauses;

@@ -38,6 +38,12 @@
 // the job), at the same point for any thread count. The abort flag (hard stop, GPU reset, shutdown) is polled
 // between rounds of clauses.
 //
+// Statistics (set_stats): each host thread counts clause executions in its own ClauseMemo (clause_stats.h) and the
+// GPU pages it translates; when the job has run, the threads' counts are summed and handed to the Collector with
+// the job's dimensions. Workgroup and warp counts are those of the workgroups that retired (the same for any
+// thread count); in a job that fails, clause counts also include work done above the failing workgroup, which
+// can depend on the thread count.
+//
 // Cycles (which decide when completion becomes visible): each modelled core issues one quad-tuple per clock on
 // each of its 3 execution engines, and a clause costs one more issue slot: ceil((quad tuples + quad clauses) /
 // (3 x cores)). A rough throughput model, deterministic because it only counts work.
@@ -45,6 +51,7 @@
 #include "gpu-bifrost/shader_core.h"
 #include "gpu-bifrost/shader_core_iface.h"
 #include "gpu-bifrost/worker_pool.h"
+#include "instrumentation/stats.h"
 #include <atomic>
 #include <cstdint>
 
@@ -64,6 +71,8 @@ public:
   explicit ComputeCores(const Config& config);
 
   ShaderResult run_compute(const ComputeJob& job, GpuMemory& memory, const std::atomic<bool>& abort) override;
+  // Per-job shader statistics go to `collector` (nullptr: off, and nothing is counted). Set before jobs run.
+  void set_stats(stats::Collector* collector) { stats_ = collector; }
 
   struct Stats {
     uint64_t jobs = 0, workgroups = 0, quad_clauses = 0, quad_tuples = 0, thread_instructions = 0;
@@ -78,6 +87,7 @@ private:
   Config config_;
   ShaderCache cache_;
   WorkerPool pool_;
+  stats::Collector* stats_ = nullptr;
   std::atomic<uint64_t> jobs_{0}, workgroups_{0}, clauses_{0}, tuples_{0}, instructions_{0};
 };
 

@@ -96,6 +96,12 @@ ResumeState ChainRunner::resume_state() const {
 
 StepOutcome ChainRunner::step(const StepEnv& env) {
   in_job_ = false;
+  auto execute = [&](uint64_t addr, const JobHeader& h, const StepEnv& e) {
+    StepOutcome o = this->execute(addr, h, e);
+    o.job_type = h.type;
+    o.job_at = addr;
+    return o;
+  };
   // A job waiting for its dependencies that can run now goes first, in chain order.
   for (size_t i = 0; i < pending_.size(); i++) {
     if (!ready(pending_[i].h, i == 0)) continue;

@@ -91,6 +91,9 @@ struct StepOutcome {
   uint64_t tail = 0;        // JS_TAIL
   std::optional<MmuFault> mmu_fault; // to report in the AS registers
   std::string trace;        // the decoded job, for --trace gpu-regs (empty when tracing is off)
+  // The job this step executed (JobDone, or the job a ChainEnd failed in), for statistics; type 0: none.
+  uint32_t job_type = 0;
+  uint64_t job_at = 0;
 };
 
 // What a soft-stopped chain needs to resume from its stop point without re-running work: the scoreboard

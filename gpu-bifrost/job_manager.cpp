@@ -326,6 +326,9 @@ std::optional<JobManager::Event> JobManager::poll(uint64_t now) {
       s.has_outcome = false;
       lock.unlock();
       ev.trace = std::move(o.trace);
+      ev.start = s.boundary;
+      ev.job_type = o.job_type;
+      ev.job_at = o.job_at;
       if (o.kind == StepOutcome::Kind::JobDone) {
         ev.kind = Event::Kind::Progress;
         ev.job_va = o.job_va;

@@ -188,7 +188,8 @@ QuadExec::Status QuadExec::step() {
   for (unsigned i = 0; i < kQuadLanes; ++i)
     if ((live_ >> i & 1) && pc_[i] == at) mask |= static_cast<uint8_t>(1u << i);
 
-  const DecodedClause* clause = memo_ ? memo_->find(launch_.as, at) : nullptr;
+  ClauseMemo::Entry* entry = memo_ ? memo_->find(launch_.as, at) : nullptr;
+  const DecodedClause* clause = entry ? entry->clause.get() : nullptr;
   std::shared_ptr<const DecodedClause> held;
   if (!clause) {
     MmuFault mf;
@@ -197,7 +198,8 @@ QuadExec::Status QuadExec::step() {
       res_.mmu_fault = mf;
       return fail(mf.exception ? mf.exception : kInstrInvalidPc, at, "clause fetch failed");
     }
-    clause = memo_ ? memo_->add(launch_.as, at, held) : held.get();
+    clause = held.get();
+    if (memo_) entry = memo_->add(launch_.as, at, std::move(held));
   }
   const DecodedClause& c = *clause;
   if (c.exception) return fail(c.exception, at, c.error);
@@ -250,18 +252,33 @@ QuadExec::Status QuadExec::step() {
     }
   }
   bool barrier = false;
+  uint8_t taken_lanes = 0, ended = 0;
   for (unsigned i = 0; i < kQuadLanes; ++i) {
     if (!(mask >> i & 1)) continue;
     gen::State& s = th[i].s;
     barrier |= s.BARRIER != 0;
     if (c.tuple_count) commit_writes(s, c.tuples[c.tuple_count - 1], fma_out[i], add_out[i]);
     bool taken = s.NPC != c.next();
-    if (c.flow() == 0 && !taken) live_ &= static_cast<uint8_t>(~(1u << i)); // end of shader
+    taken_lanes |= static_cast<uint8_t>(taken << i);
+    if (c.flow() == 0 && !taken) ended |= static_cast<uint8_t>(1u << i); // end of shader
     pc_[i] = s.NPC;
   }
+  live_ &= static_cast<uint8_t>(~ended);
+  // The one place a clause execution is counted (statistics; see clause_stats.h).
+  if (entry && memo_->counting) entry->counts.count(mask, taken_lanes, ended, pc_);
   if (!live_) status_ = Status::Done;
   else if (barrier) status_ = Status::AtBarrier;
   return status_;
+}
+
+void ClauseMemo::take_counts(ClauseTally& into) {
+  into.merge(spilled_);
+  spilled_.items.clear();
+  for (auto& [k, e] : map_) {
+    if (!e.counts.executions()) continue;
+    into.add(e.as, e.clause->address, e.clause, e.counts);
+    e.counts = {};
+  }
 }
 
 QuadResult ShaderCore::run_quad(const QuadLaunch& l) {
@@ -314,6 +331,7 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
     quads.emplace_back(l, mem_, cache_, memo_.get());
   }
   QuadResult total;
+  total.warps = quads.size();
   auto add_counts = [&](const QuadResult& q) {
     total.clauses += q.clauses;
     total.tuples += q.tuples;
@@ -339,6 +357,7 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
         r.clauses = total.clauses;
         r.tuples = total.tuples;
         r.lane_instructions = total.lane_instructions;
+        r.warps = total.warps;
         return r;
       }
     }

@@ -16,6 +16,7 @@
 // ComputeCores (compute_cores.h) runs a compute job's workgroups with run_workgroup(), one ShaderCore per host thread.
 #pragma once
 #include "gpu-bifrost/bifrost_clause.h"
+#include "gpu-bifrost/clause_stats.h"
 #include "gpu-bifrost/gpu_mmu.h"
 #include "gpu-bifrost/shader_memory.h"
 #include <atomic>
@@ -114,31 +115,51 @@ struct QuadResult {
   std::string error;                      // detail for logs and tests
   std::array<std::array<uint32_t, kNumRegs>, kQuadLanes> regs{};
   uint64_t clauses = 0, tuples = 0, lane_instructions = 0;
+  uint64_t warps = 0; // quads launched (run_workgroup)
 };
 
 struct ShaderThread;
 
 // One host thread's index of the clauses it has used in the current job, in front of the shared ShaderCache: a
 // hit takes no lock and touches no reference count that other host threads also touch. Valid for one job (the
-// shared cache re-validates its entries once per job; clear() at the start of the next).
+// shared cache re-validates its entries once per job; clear() at the start of the next). Each entry also holds
+// this thread's execution counters of the clause (clause_stats.h), kept when `counting` is on.
 class ClauseMemo {
 public:
-  const DecodedClause* find(unsigned as, uint64_t address) const {
+  struct Entry {
+    std::shared_ptr<const DecodedClause> clause;
+    ClauseCounters counts;
+    unsigned as = 0;
+  };
+  bool counting = false;
+
+  Entry* find(unsigned as, uint64_t address) {
     auto it = map_.find(key(as, address));
-    return it == map_.end() ? nullptr : it->second.get();
+    return it == map_.end() ? nullptr : &it->second;
   }
-  const DecodedClause* add(unsigned as, uint64_t address, std::shared_ptr<const DecodedClause> c) {
-    if (map_.size() >= ShaderCache::kMaxEntries) map_.clear();
-    const DecodedClause* p = c.get();
-    map_[key(as, address)] = std::move(c);
-    return p;
+  Entry* add(unsigned as, uint64_t address, std::shared_ptr<const DecodedClause> c) {
+    if (map_.size() >= ShaderCache::kMaxEntries) {
+      take_counts(spilled_);
+      map_.clear();
+    }
+    Entry& e = map_[key(as, address)];
+    e.clause = std::move(c);
+    e.counts = {};
+    e.as = as;
+    return &e;
   }
-  void clear() { map_.clear(); }
+  // Moves the counters gathered so far into `into` (and zeroes them here).
+  void take_counts(ClauseTally& into);
+  void clear() {
+    map_.clear();
+    spilled_.items.clear();
+  }
 
 private:
   // GPU virtual addresses have 48 bits; the address space goes above them.
   static uint64_t key(unsigned as, uint64_t address) { return address ^ (uint64_t{as} << 56); }
-  std::unordered_map<uint64_t, std::shared_ptr<const DecodedClause>> map_;
+  std::unordered_map<uint64_t, Entry> map_;
+  ClauseTally spilled_; // counters of entries dropped when the memo was full
 };
 
 // One quad's execution, resumable one clause at a time, so a workgroup can interleave its quads (and, later,
@@ -210,6 +231,13 @@ public:
   // Forget the clauses this core's memo holds (a new job begins).
   void begin_job() {
     if (memo_) memo_->clear();
+  }
+  // Per-clause execution counting (a compute job's cores only), and handing the counts over.
+  void set_counting(bool on) {
+    if (memo_) memo_->counting = on;
+  }
+  void take_counts(ClauseTally& into) {
+    if (memo_) memo_->take_counts(into);
   }
 
 private:

@@ -43,6 +43,15 @@ std::string help_text() {
          "  --disk FILE         raw disk image for virtio-blk\n"
          "  --append \"ARGS\"     kernel command line\n"
          "  --dump-dtb FILE     write the generated device tree and exit\n"
+         "Statistics (instrumentation/README.md):\n"
+         "  --stats FILE        write run statistics as JSON at exit (GPU jobs, shader instruction/clause/\n"
+         "                      data-access counts, divergence graphs, GPU registers, IRQs, CPU instructions)\n"
+         "  --stats-summary     print a readable summary of the statistics on stderr at exit\n"
+         "  --stats-csv DIR     write the statistics as CSV files into DIR\n"
+         "  --trace-timeline F  GPU jobs, GPU interrupts and CPU idle (WFI) in virtual time, as Chrome\n"
+         "                      trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
+         "  --cpu-stats         also count CPU instructions by instruction and class (runs the CPUs on the\n"
+         "                      interpreter: slower)\n"
          "Debugging:\n"
          "  --trace LIST        trace events: gpu-regs[=FILE] (every GPU register access by name, and every job)\n"
          "  --trace-file FILE   write traces to FILE (default: stderr)\n"
@@ -98,7 +107,8 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
       return true;
     };
     std::string v;
-    if (has_inline && (a == "--help" || a == "--version" || a == "--gdb-wait" || a == "--no-gpu")) {
+    if (has_inline && (a == "--help" || a == "--version" || a == "--gdb-wait" || a == "--no-gpu" ||
+                       a == "--stats-summary" || a == "--cpu-stats")) {
       error = "option " + a + " takes no value";
       return std::nullopt;
     }
@@ -106,6 +116,16 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
     else if (a == "--version") o.version = true;
     else if (a == "--gdb-wait") o.gdb_wait = true;
     else if (a == "--no-gpu") o.gpu = false;
+    else if (a == "--stats-summary") o.stats_summary = true;
+    else if (a == "--cpu-stats") o.cpu_stats = true;
+    else if (a == "--stats" || a == "--stats-csv" || a == "--trace-timeline") {
+      if (!value(v)) return std::nullopt;
+      if (v.empty()) {
+        error = "option " + a + " needs a file name";
+        return std::nullopt;
+      }
+      (a == "--stats" ? o.stats_file : a == "--stats-csv" ? o.stats_csv : o.trace_timeline) = v;
+    }
     else if (a == "--platform") {
       if (!value(v)) return std::nullopt;
       if (v != "juno") {

@@ -20,6 +20,13 @@ struct Options {
   bool trace_gpu_regs = false; // --trace gpu-regs
   std::string trace_file;       // --trace-file FILE (default: stderr)
   std::string cpu_engine = "auto"; // --cpu-engine interp|jit|auto (cpu-dbt/a64_jit.h)
+  // Statistics (instrumentation/README.md): --stats FILE.json, --stats-summary (text on stderr at exit),
+  // --stats-csv DIR, --trace-timeline FILE (Chrome trace events), --cpu-stats (per-mnemonic CPU histogram).
+  std::string stats_file, stats_csv, trace_timeline;
+  bool stats_summary = false, cpu_stats = false;
+  bool stats_enabled() const {
+    return !stats_file.empty() || !stats_csv.empty() || !trace_timeline.empty() || stats_summary || cpu_stats;
+  }
   bool help = false, version = false;
 };
 
