@@ -1,7 +1,8 @@
 // gpu-interp: the Bifrost shader cores' interpreter speed on a compute-heavy job (bench/gpu-interp.sh).
 // One Compute job, decoded as the job manager would hand it over, runs on ComputeCores with N host threads: every
 // thread runs an FMA-chain loop (x = x * m + a, 4 fused multiply-adds per iteration, a counter and a branch) for
-// the given number of iterations and stores x. GPU memory is identity-mapped guest RAM. Prints one line:
+// the given number of iterations and stores x. GPU memory is identity-mapped guest RAM. A fourth argument
+// "timing" runs the timing models too (instrumentation/models; bench/timing-overhead.sh). Prints one line:
 //   threads N workgroups W thread_instructions I seconds S per_thread_rate R cpus C
 // where R is thread instructions (FMA and ADD slots of active lanes) per host second per host thread and C the
 // host CPUs the run got on average (process CPU time / wall time: below N on a loaded host). Outputs are
@@ -58,7 +59,7 @@ uint32_t fbits(float f) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: gpu-interp THREADS [WORKGROUPS [ITERATIONS]]\n");
+  std::fprintf(stderr, "usage: gpu-interp THREADS [WORKGROUPS [ITERATIONS [timing]]]\n");
   return 2;
 }
 
@@ -70,7 +71,9 @@ int main(int argc, char** argv) {
   uint32_t groups = argc > 2 ? static_cast<uint32_t>(std::strtoul(argv[2], nullptr, 10)) : 64;
   uint32_t iterations = argc > 3 ? static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 2000;
   constexpr uint32_t kLocal = 64;
+  bool timing = argc > 4 && std::string(argv[4]) == "timing";
   if (threads < 1 || threads > 64 || groups < 1 || groups > 4096 || iterations < 1) return usage();
+  if (argc > 4 && !timing) return usage();
 
   dev::Bus bus;
   bus.add_ram(kRam, kRamSize);
@@ -118,6 +121,7 @@ int main(int argc, char** argv) {
 
   gpu::bifrost::ComputeCores::Config cc;
   cc.host_threads = threads;
+  cc.timing = timing;
   gpu::bifrost::ComputeCores cores(cc);
   Memory mem(mmu);
   std::atomic<bool> abort{false};
@@ -148,9 +152,11 @@ int main(int argc, char** argv) {
     }
   }
   auto s = cores.stats();
-  std::printf("threads %u workgroups %u thread_instructions %llu seconds %.3f per_thread_rate %.0f cpus %.2f\n", threads,
+  std::printf("threads %u workgroups %u thread_instructions %llu seconds %.3f per_thread_rate %.0f cpus %.2f", threads,
               groups,
               static_cast<unsigned long long>(s.thread_instructions), seconds,
               static_cast<double>(s.thread_instructions) / seconds / threads, cpus);
+  if (timing) std::printf(" estimate_cycles %llu", static_cast<unsigned long long>(r.estimate_cycles));
+  std::printf("\n");
   return 0;
 }

@@ -1,4 +1,5 @@
 #include "gpu-bifrost/bifrost_clause.h"
+#include "gpu-bifrost/clause_timing.h"
 #include "bifrost_isa.h"
 #include <cstdio>
 #include <cstring>
@@ -142,6 +143,7 @@ bool decode_clause(uint64_t address, const QwordReader& read, DecodedClause& c) 
       invalid(c, w);
       break;
     }
+  if (!c.exception) c.cost = models::analyse_clause(clause_shape(c), models::g71());
   return true;
 }
 
