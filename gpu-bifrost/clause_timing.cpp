@@ -16,17 +16,23 @@ const std::array<models::OpKind, gen::kNumInsns>& op_kinds() {
     std::array<models::OpKind, gen::kNumInsns> k{};
     for (int id = 0; id < gen::kNumInsns; ++id) {
       const char* cls = gen::kInsnInfo[id].cls ? gen::kInsnInfo[id].cls : "";
-      if (!std::strcmp(cls, "nop")) k[id] = models::OpKind::Nop;
-      else if (!gen::insn_attr(id, "message").empty()) k[id] = models::OpKind::Message;
-      else if (!std::strcmp(cls, "branch") || !std::strcmp(cls, "branch_cond")) k[id] = models::OpKind::Branch;
-      else k[id] = models::OpKind::Arith;
+      if (!std::strcmp(cls, "nop"))
+        k[id] = models::OpKind::Nop;
+      else if (!gen::insn_attr(id, "message").empty())
+        k[id] = models::OpKind::Message;
+      else if (!std::strcmp(cls, "branch") || !std::strcmp(cls, "branch_cond"))
+        k[id] = models::OpKind::Branch;
+      else
+        k[id] = models::OpKind::Arith;
     }
     return k;
   }();
   return kinds;
 }
 
-models::OpKind kind_of(int id) { return id >= 0 && id < gen::kNumInsns ? op_kinds()[id] : models::OpKind::Nop; }
+models::OpKind kind_of(int id) {
+  return id >= 0 && id < gen::kNumInsns ? op_kinds()[id] : models::OpKind::Nop;
+}
 
 } // namespace
 
@@ -40,7 +46,8 @@ models::ClauseShape clause_shape(const DecodedClause& c) {
       s.message_tuple = static_cast<int>(i);
   }
   s.message_type = static_cast<unsigned>(gen::header_message_type(c.header));
-  // A header that names a message with no message instruction (or the reverse) still issues at the last tuple.
+  // A header that names a message with no message instruction (or the reverse) still issues at the last
+  // tuple.
   if (s.message_type != models::kMsgNone && s.message_tuple < 0 && c.tuple_count)
     s.message_tuple = static_cast<int>(c.tuple_count - 1);
   if (s.message_type == models::kMsgNone) s.message_tuple = -1;
@@ -49,7 +56,8 @@ models::ClauseShape clause_shape(const DecodedClause& c) {
   return s;
 }
 
-bool shader_clauses(uint64_t entry, const QwordReader& read, std::vector<DecodedClause>& out, unsigned max_clauses) {
+bool shader_clauses(uint64_t entry, const QwordReader& read, std::vector<DecodedClause>& out,
+                    unsigned max_clauses) {
   uint64_t at = entry;
   for (unsigned n = 0; n < max_clauses; ++n) {
     DecodedClause c;

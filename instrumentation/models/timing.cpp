@@ -11,7 +11,8 @@
 namespace vplat::models {
 
 const char* resource_name(unsigned r) {
-  static const char* const names[kNumResources] = {"engine", "fma", "add", "load_store", "varying", "texture"};
+  static const char* const names[kNumResources] = {"engine",     "fma",     "add",
+                                                   "load_store", "varying", "texture"};
   return r < kNumResources ? names[r] : "schedule";
 }
 
@@ -25,9 +26,10 @@ std::string trim(const std::string& s) {
 }
 
 const std::map<std::string, unsigned>& message_sections() {
-  static const std::map<std::string, unsigned> m = {
-      {"varying", kMsgVarying}, {"attribute", kMsgAttribute}, {"tex", kMsgTex},         {"vartex", kMsgVartex},
-      {"load", kMsgLoad},       {"store", kMsgStore},         {"atomic", kMsgAtomic}, {"barrier", kMsgBarrier}};
+  static const std::map<std::string, unsigned> m = {{"varying", kMsgVarying}, {"attribute", kMsgAttribute},
+                                                    {"tex", kMsgTex},         {"vartex", kMsgVartex},
+                                                    {"load", kMsgLoad},       {"store", kMsgStore},
+                                                    {"atomic", kMsgAtomic},   {"barrier", kMsgBarrier}};
   return m;
 }
 
@@ -84,10 +86,12 @@ bool parse_params(const std::string& text, Params& out, std::string& error) {
             take("core.max_workgroup_threads", p.max_workgroup_threads) &&
             take("pipeline.clause_issue", p.clause_issue) && take("pipeline.fma_stage", p.fma_stage) &&
             take("pipeline.add_stage", p.add_stage) && take("pipeline.writeback", p.writeback) &&
-            take("pipeline.warp_launch", p.warp_launch) && take("pipeline.workgroup_launch", p.workgroup_launch) &&
-            take("pipeline.job_launch", p.job_launch) && take("pipeline.barrier_latency", p.barrier_latency) &&
-            take("clock.mhz", p.clock_mhz);
-  for (unsigned r = 0; ok && r < kNumResources; ++r) ok = take(std::string("units.") + resource_name(r), p.units[r]);
+            take("pipeline.warp_launch", p.warp_launch) &&
+            take("pipeline.workgroup_launch", p.workgroup_launch) &&
+            take("pipeline.job_launch", p.job_launch) &&
+            take("pipeline.barrier_latency", p.barrier_latency) && take("clock.mhz", p.clock_mhz);
+  for (unsigned r = 0; ok && r < kNumResources; ++r)
+    ok = take(std::string("units.") + resource_name(r), p.units[r]);
   for (auto& [name, type] : message_sections()) {
     if (!ok) break;
     std::string s = "message." + name;
@@ -127,7 +131,9 @@ bool parse_params(const std::string& text, Params& out, std::string& error) {
 }
 
 extern const char kG71Ini[]; // generated from g71.ini (CMakeLists.txt)
-const char* g71_ini() { return kG71Ini; }
+const char* g71_ini() {
+  return kG71Ini;
+}
 
 const Params& g71() {
   static const Params params = [] {
@@ -154,8 +160,9 @@ const Params& g71() {
 
 namespace {
 
-// A small weighted DAG; longest paths by relaxing every edge until nothing changes (a fixpoint: the graphs here
-// have a few dozen nodes and are acyclic, so it ends after at most as many rounds as the longest path has edges).
+// A small weighted DAG; longest paths by relaxing every edge until nothing changes (a fixpoint: the graphs
+// here have a few dozen nodes and are acyclic, so it ends after at most as many rounds as the longest path
+// has edges).
 class Graph {
 public:
   unsigned node() { return nodes_++; }
@@ -188,9 +195,9 @@ struct ClauseNodes {
   bool has_message = false;
 };
 
-// Issue -> F0 -> A0 -> F1 -> A1 ... -> A(n-1) -> done; the message leaves from its tuple's ADD stage, occupies its
-// unit and completes `latency` later. An engine issues a warp's tuples in order: F(i+1) follows A(i) by the ADD
-// stage because tuple i+1 may read tuple i's results through t0/t1.
+// Issue -> F0 -> A0 -> F1 -> A1 ... -> A(n-1) -> done; the message leaves from its tuple's ADD stage,
+// occupies its unit and completes `latency` later. An engine issues a warp's tuples in order: F(i+1) follows
+// A(i) by the ADD stage because tuple i+1 may read tuple i's results through t0/t1.
 ClauseNodes build(Graph& g, const ClauseShape& c, const Params& p) {
   ClauseNodes n;
   n.issue = g.node();
@@ -248,7 +255,8 @@ ClauseCost analyse_clause(const ClauseShape& c, const Params& p) {
   }
   if (c.message_type != kMsgNone) {
     const MessageParams& m = p.messages[c.message_type % kNumMessageTypes];
-    if (m.resource < kNumResources) cost.usage[m.resource] = static_cast<uint16_t>(cost.usage[m.resource] + m.occupancy);
+    if (m.resource < kNumResources)
+      cost.usage[m.resource] = static_cast<uint16_t>(cost.usage[m.resource] + m.occupancy);
   }
   return cost;
 }
@@ -266,7 +274,9 @@ uint32_t pair_latency(const ClauseShape& a, const ClauseShape& b, const Params& 
 
 // ---------------------------------------------------------------- workgroups and the kernel
 
-uint64_t barrier_release(uint64_t latest_arrival, const Params& p) { return latest_arrival + p.barrier_latency; }
+uint64_t barrier_release(uint64_t latest_arrival, const Params& p) {
+  return latest_arrival + p.barrier_latency;
+}
 
 WorkgroupCost combine_warps(const std::vector<const WarpClock*>& warps, const Params& p) {
   WorkgroupCost wg;
@@ -327,10 +337,13 @@ KernelEstimate KernelModel::finish() const {
 
 std::string KernelEstimate::summary() const {
   char b[256];
-  std::snprintf(b, sizeof b, "%llu cycles (%.3f us): schedule %llu, busiest resource %llu, bound by %s; n_par %u, %llu workgroups, %llu warps",
-                static_cast<unsigned long long>(cycles), microseconds, static_cast<unsigned long long>(schedule),
-                static_cast<unsigned long long>(resource_bound), resource_name(bound), n_par,
-                static_cast<unsigned long long>(workgroups), static_cast<unsigned long long>(warps));
+  std::snprintf(b, sizeof b,
+                "%llu cycles (%.3f us): schedule %llu, busiest resource %llu, bound by %s; n_par %u, %llu "
+                "workgroups, %llu warps",
+                static_cast<unsigned long long>(cycles), microseconds,
+                static_cast<unsigned long long>(schedule), static_cast<unsigned long long>(resource_bound),
+                resource_name(bound), n_par, static_cast<unsigned long long>(workgroups),
+                static_cast<unsigned long long>(warps));
   return b;
 }
 
@@ -338,8 +351,8 @@ std::string KernelEstimate::summary() const {
 
 ShaderEstimate estimate_shader(const std::vector<ClauseShape>& clauses, const Params& p) {
   ShaderEstimate e;
-  // Per thread, in core cycles: an engine runs one tuple of warp_width threads per cycle, engines in parallel;
-  // a message unit spends `occupancy` cycles per warp.
+  // Per thread, in core cycles: an engine runs one tuple of warp_width threads per cycle, engines in
+  // parallel; a message unit spends `occupancy` cycles per warp.
   double threads_per_cycle = double(p.engines) * p.warp_width;
   for (const ClauseShape& c : clauses) {
     ++e.clauses;
@@ -351,9 +364,12 @@ ShaderEstimate estimate_shader(const std::vector<ClauseShape>& clauses, const Pa
     const MessageParams& m = p.messages[c.message_type % kNumMessageTypes];
     if (m.resource >= kNumResources) continue;
     double per_thread = double(m.occupancy) / p.warp_width / p.units[m.resource];
-    if (m.resource == kLoadStore) e.load_store += per_thread;
-    else if (m.resource == kVarying) e.varying += per_thread;
-    else if (m.resource == kTexture) e.texture += per_thread;
+    if (m.resource == kLoadStore)
+      e.load_store += per_thread;
+    else if (m.resource == kVarying)
+      e.varying += per_thread;
+    else if (m.resource == kTexture)
+      e.texture += per_thread;
   }
   return e;
 }
@@ -366,7 +382,8 @@ std::string ShaderEstimate::bound() const {
 
 std::string ShaderEstimate::text() const {
   char b[192];
-  std::snprintf(b, sizeof b, "%u clauses, %u tuples; cycles per thread: A %.2f  LS %.2f  V %.2f  T %.2f  Bound: %s",
+  std::snprintf(b, sizeof b,
+                "%u clauses, %u tuples; cycles per thread: A %.2f  LS %.2f  V %.2f  T %.2f  Bound: %s",
                 clauses, tuples, arith, load_store, varying, texture, bound().c_str());
   return b;
 }

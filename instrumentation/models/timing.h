@@ -3,14 +3,15 @@
 //  1. Static, per clause: a pipeline execution graph (clause issue, each tuple's FMA then ADD stage, register
 //     write-back, the message unit) solved as a longest path gives the clause's best-case latency and its
 //     message's completion time; analysing each pair of adjacent clauses the same way gives how much of a
-//     clause's issue hides behind its predecessor (an overlap correction). Resource usage per clause is counted
-//     on the same pass. Computed once when a clause is decoded (ClauseCost).
+//     clause's issue hides behind its predecessor (an overlap correction). Resource usage per clause is
+//     counted on the same pass. Computed once when a clause is decoded (ClauseCost).
 //  2. Run time, per warp (a quad): WarpClock adds each executed clause's cost, waiting on the header's
 //     dependency slots for earlier messages. A few additions per clause.
-//  3. Analytical, per job: a workgroup takes the longest of its warps plus their launch offsets; workgroups run
-//     n_par at a time per core (occupancy from the thread, register and WLS limits) over the cores, each new one
-//     starting when the earliest running one ends; the kernel takes the longer of that schedule and the busiest
-//     resource's total usage over its units (KernelModel).
+//  3. Analytical, per job: a workgroup takes the longest of its warps plus their launch offsets; workgroups
+//  run
+//     n_par at a time per core (occupancy from the thread, register and WLS limits) over the cores, each new
+//     one starting when the earliest running one ends; the kernel takes the longer of that schedule and the
+//     busiest resource's total usage over its units (KernelModel).
 // Every latency, unit count and issue rule comes from one parameter file, g71.ini (Params).
 // This library knows nothing of the decoder: gpu-bifrost describes each clause as a ClauseShape.
 #pragma once
@@ -21,15 +22,24 @@
 
 namespace vplat::models {
 
-// Resources whose total usage over a job can bound it. Usage is counted in cycles of one unit of that resource
-// for one warp (a quad): an engine issues one tuple of one warp per cycle, so a tuple costs 1 engine cycle.
+// Resources whose total usage over a job can bound it. Usage is counted in cycles of one unit of that
+// resource for one warp (a quad): an engine issues one tuple of one warp per cycle, so a tuple costs 1 engine
+// cycle.
 enum Resource : unsigned { kEngine, kFma, kAdd, kLoadStore, kVarying, kTexture, kNumResources };
 const char* resource_name(unsigned r);
 
 // Message units (which resource a message type occupies) and the header's message types (Mesa bifrost.h).
 enum MessageType : unsigned {
-  kMsgNone = 0, kMsgVarying = 1, kMsgAttribute = 2, kMsgTex = 3, kMsgVartex = 4, kMsgLoad = 5, kMsgStore = 6,
-  kMsgAtomic = 7, kMsgBarrier = 8, kNumMessageTypes = 16
+  kMsgNone = 0,
+  kMsgVarying = 1,
+  kMsgAttribute = 2,
+  kMsgTex = 3,
+  kMsgVartex = 4,
+  kMsgLoad = 5,
+  kMsgStore = 6,
+  kMsgAtomic = 7,
+  kMsgBarrier = 8,
+  kNumMessageTypes = 16
 };
 
 struct MessageParams {
@@ -74,20 +84,20 @@ struct ClauseShape {
 
 // The static cost of one clause, kept with the decoded clause and added per execution.
 struct ClauseCost {
-  uint32_t issue = 0;         // clause issue cycles, of which `hidden` overlap the previous clause's drain
-  uint32_t hidden = 0;        // the pair analysis' overlap correction (the same for any predecessor, see README)
-  uint32_t body = 0;          // first FMA stage to the last tuple's results written back
-  uint32_t latency = 0;       // best-case latency alone: issue + body (longest path of its graph)
-  uint32_t message_done = 0;  // first FMA stage to its message's result (0: no message)
+  uint32_t issue = 0;   // clause issue cycles, of which `hidden` overlap the previous clause's drain
+  uint32_t hidden = 0;  // the pair analysis' overlap correction (the same for any predecessor, see README)
+  uint32_t body = 0;    // first FMA stage to the last tuple's results written back
+  uint32_t latency = 0; // best-case latency alone: issue + body (longest path of its graph)
+  uint32_t message_done = 0; // first FMA stage to its message's result (0: no message)
   uint8_t wait_mask = 0, slot = 0;
   bool has_message = false, barrier = false;
   std::array<uint16_t, kNumResources> usage{};
 };
 
 ClauseCost analyse_clause(const ClauseShape& c, const Params& p);
-// Longest path through the graphs of clause a then clause b as one warp runs them (b waits for a's results and,
-// for the slots it waits on, a's message), from a's issue to b's results. The overlap correction of the pair is
-// latency(a) + latency(b) - pair_latency(a, b).
+// Longest path through the graphs of clause a then clause b as one warp runs them (b waits for a's results
+// and, for the slots it waits on, a's message), from a's issue to b's results. The overlap correction of the
+// pair is latency(a) + latency(b) - pair_latency(a, b).
 uint32_t pair_latency(const ClauseShape& a, const ClauseShape& b, const Params& p);
 
 // One warp's annotated time: cycles since its workgroup started (the warp starts at its launch offset,
@@ -117,7 +127,9 @@ private:
 };
 
 // When warp `index` of a workgroup starts: warps are launched one after another.
-inline uint64_t warp_start(uint64_t index, const Params& p) { return index * p.warp_launch; }
+inline uint64_t warp_start(uint64_t index, const Params& p) {
+  return index * p.warp_launch;
+}
 
 // One workgroup as the analytical model sees it.
 struct WorkgroupCost {
@@ -131,12 +143,12 @@ uint64_t barrier_release(uint64_t latest_arrival, const Params& p);
 WorkgroupCost combine_warps(const std::vector<const WarpClock*>& warps, const Params& p);
 
 struct KernelEstimate {
-  uint64_t cycles = 0;        // max(schedule, busiest resource) + job launch
-  double microseconds = 0;    // at Params::clock_mhz
-  uint64_t schedule = 0;      // makespan of the workgroup schedule
+  uint64_t cycles = 0;     // max(schedule, busiest resource) + job launch
+  double microseconds = 0; // at Params::clock_mhz
+  uint64_t schedule = 0;   // makespan of the workgroup schedule
   uint64_t resource_bound = 0;
   unsigned bound = kNumResources; // the busiest resource when it sets the time, else kNumResources (schedule)
-  unsigned n_par = 0;         // workgroups resident per core
+  unsigned n_par = 0;             // workgroups resident per core
   uint64_t workgroups = 0, warps = 0;
   std::array<uint64_t, kNumResources> usage{};
   std::string summary() const; // one line
@@ -160,8 +172,9 @@ private:
   std::array<uint64_t, kNumResources> usage_{};
 };
 
-// A first-order static estimate per shader in the style of the Mali offline compiler: cycles per thread on each
-// pipe (arithmetic, load/store, varying, texture) over the given clauses (each counted once), and the bound pipe.
+// A first-order static estimate per shader in the style of the Mali offline compiler: cycles per thread on
+// each pipe (arithmetic, load/store, varying, texture) over the given clauses (each counted once), and the
+// bound pipe.
 struct ShaderEstimate {
   unsigned clauses = 0, tuples = 0;
   double arith = 0, load_store = 0, varying = 0, texture = 0;

@@ -1,19 +1,22 @@
-// The timing models (instrumentation/models) on micro-benchmarks whose cycle counts are worked out by hand from
-// the parameter file g71.ini, run as compute jobs on the Bifrost shader cores (ComputeCores::run_compute, GPU
-// memory identity-mapped) with 1 and 2 host threads.
+// The timing models (instrumentation/models) on micro-benchmarks whose cycle counts are worked out by hand
+// from the parameter file g71.ini, run as compute jobs on the Bifrost shader cores
+// (ComputeCores::run_compute, GPU memory identity-mapped) with 1 and 2 host threads.
 //
 // The values of g71.ini the derivations use (ParamsUsedByTheDerivations checks them, so a change of the file
 // shows up there first):
 //   clause_issue I = 2, fma_stage f = 2, add_stage a = 2, writeback wb = 1, warp_launch = 1,
-//   workgroup_launch = 4, job_launch = 64, barrier_latency = 4; units: engine 3, fma 3, add 3, load_store 1 per
-//   core; load: occupancy 4, latency 20; max_threads 384, registers 24576, 64 per thread; clock 1037 MHz.
+//   workgroup_launch = 4, job_launch = 64, barrier_latency = 4; units: engine 3, fma 3, add 3, load_store 1
+//   per core; load: occupancy 4, latency 20; max_threads 384, registers 24576, 64 per thread; clock 1037 MHz.
 // From the model's rules (README.md):
-//   - a clause of n tuples takes body = n (f + a) + wb = 4n + 1 cycles from its first FMA stage; alone it also
+//   - a clause of n tuples takes body = n (f + a) + wb = 4n + 1 cycles from its first FMA stage; alone it
+//   also
 //     needs its issue, latency = 4n + 3; after another clause of the same warp its issue is hidden
 //     (min(I, f + a + wb) = 2), so it adds only 4n + 1;
-//   - a message in tuple k completes 4k + f + occupancy + latency after the clause's first FMA stage (a load in
+//   - a message in tuple k completes 4k + f + occupancy + latency after the clause's first FMA stage (a load
+//   in
 //     tuple 0: 2 + 4 + 20 = 26);
-//   - warp w of a workgroup starts at cycle w; the workgroup ends with its last warp, or later if its warps need
+//   - warp w of a workgroup starts at cycle w; the workgroup ends with its last warp, or later if its warps
+//   need
 //     more engine cycles (tuples / 3);
 //   - occupancy: n_par = 384 / threads per workgroup; workgroups start on the earliest free of cores x n_par
 //     slots, 4 cycles after it frees; kernel = max(that schedule, busiest resource / (units x cores)) + 64.
@@ -112,8 +115,8 @@ protected:
   static uint64_t size_of(const std::string& clause) { return bifrost_asm::assemble(clause).size() * 8; }
 };
 
-// Within 10 % of the hand-derived figure, as the acceptance asks (the model is exact here; the margin is there
-// for the rounding a parameter change could bring).
+// Within 10 % of the hand-derived figure, as the acceptance asks (the model is exact here; the margin is
+// there for the rounding a parameter change could bring).
 void expect_near(uint64_t got, uint64_t want) {
   EXPECT_GE(got * 10, want * 9) << "estimate " << got << ", by hand " << want;
   EXPECT_LE(got * 10, want * 11) << "estimate " << got << ", by hand " << want;
@@ -180,8 +183,9 @@ TEST(TimingModel, ClauseGraphByHand) {
   EXPECT_EQ(c.usage[models::kLoadStore], 4u);
 }
 
-// The run-time rule (a clause after another hides `hidden` issue cycles; a clause waiting on a slot starts when
-// the message that sets it completes) agrees with the longest path through the pair's graph, for random pairs.
+// The run-time rule (a clause after another hides `hidden` issue cycles; a clause waiting on a slot starts
+// when the message that sets it completes) agrees with the longest path through the pair's graph, for random
+// pairs.
 TEST(TimingModel, PairAnalysisMatchesTheRunTimeRule) {
   const models::Params& p = models::g71();
   std::mt19937 rng(7);
@@ -237,9 +241,9 @@ TEST_P(Timing, DependentFmaChainIsLatencyBound) {
 // 2. Independent FMAs across many warps: throughput bound. 96 workgroups of 64 threads (16 warps) run 4 chain
 //    clauses and the store: per warp 33 tuples (engine cycles), latency 2 + 4 x 33 + 5 = 139.
 //    Workgroup: last warp 15 + 139 = 154, but 16 x 33 / 3 = 176 engine cycles: 176. n_par = 384 / 64 = 6, 48
-//    slots on 8 cores: two rounds, schedule 2 x (4 + 176) = 360. Engines: 96 x 16 x 33 = 50688 cycles over 3 x 8
-//    units = 2112 > 360. Kernel: 2112 + 64 = 2176, bound by the engines. (The same by FMA count: 96 x 64 threads x
-//    32 FMAs over 96 FMA lanes = 2048, plus the store tuples 96 x 16 / 24 = 64.)
+//    slots on 8 cores: two rounds, schedule 2 x (4 + 176) = 360. Engines: 96 x 16 x 33 = 50688 cycles over 3
+//    x 8 units = 2112 > 360. Kernel: 2112 + 64 = 2176, bound by the engines. (The same by FMA count: 96 x 64
+//    threads x 32 FMAs over 96 FMA lanes = 2048, plus the store tuples 96 x 16 / 24 = 64.)
 TEST_P(Timing, IndependentFmasAcrossWarpsAreThroughputBound) {
   Kernel k;
   for (int i = 0; i < 4; ++i) k.clauses.push_back(fma_chain_clause());
@@ -255,11 +259,11 @@ TEST_P(Timing, IndependentFmasAcrossWarpsAreThroughputBound) {
 }
 
 // 3. Load-heavy: 8 loads per thread, each clause waiting for the previous load (slot 0), then a clause that
-//    waits for the last. 48 workgroups of 64 threads. Warp: load clause j starts at 2 + 26 (j - 1) (each waits
-//    for the previous load, 26 after its clause's first FMA stage), the 8th at 184, its load completes at 210,
-//    the final clause starts then and ends at 215. Workgroup: 15 + 215 = 230 (engines: 16 x 9 / 3 = 48).
-//    Schedule: 48 workgroups on 48 slots: 4 + 230 = 234. Load/store unit: 48 x 16 warps x 8 loads x 4 cycles =
-//    24576 over 8 units = 3072. Kernel: 3072 + 64 = 3136, bound by load/store.
+//    waits for the last. 48 workgroups of 64 threads. Warp: load clause j starts at 2 + 26 (j - 1) (each
+//    waits for the previous load, 26 after its clause's first FMA stage), the 8th at 184, its load completes
+//    at 210, the final clause starts then and ends at 215. Workgroup: 15 + 215 = 230 (engines: 16 x 9 / 3 =
+//    48). Schedule: 48 workgroups on 48 slots: 4 + 230 = 234. Load/store unit: 48 x 16 warps x 8 loads x 4
+//    cycles = 24576 over 8 units = 3072. Kernel: 3072 + 64 = 3136, bound by load/store.
 TEST_P(Timing, LoadHeavyIsLoadStoreBound) {
   Kernel k;
   for (int i = 0; i < 8; ++i)
@@ -276,10 +280,12 @@ TEST_P(Timing, LoadHeavyIsLoadStoreBound) {
   expect_near(run(k).cycles, 298);
 }
 
-// 4. Barrier-heavy: 8 rounds of (8 chained FMAs; barrier) in workgroups of 16 threads (4 warps), one workgroup
-//    per core. Round 1: warp w ends its FMA clause at w + 2 + 33 and its barrier clause (1 tuple) 5 later; the
-//    last warp (w = 3) arrives at 43, all leave at 43 + 4 = 47. Each further round: 33 + 5 + 4 = 42. After 8
-//    rounds: 47 + 7 x 42 = 341; the end clause: 346. Engines: 4 x 73 / 3 = 98 < 346. Kernel: 4 + 346 + 64 = 414.
+// 4. Barrier-heavy: 8 rounds of (8 chained FMAs; barrier) in workgroups of 16 threads (4 warps), one
+// workgroup
+//    per core. Round 1: warp w ends its FMA clause at w + 2 + 33 and its barrier clause (1 tuple) 5 later;
+//    the last warp (w = 3) arrives at 43, all leave at 43 + 4 = 47. Each further round: 33 + 5 + 4 = 42.
+//    After 8 rounds: 47 + 7 x 42 = 341; the end clause: 346. Engines: 4 x 73 / 3 = 98 < 346. Kernel: 4 + 346
+//    + 64 = 414.
 TEST_P(Timing, BarrierHeavy) {
   Kernel k;
   for (int i = 0; i < 8; ++i) {
@@ -295,9 +301,10 @@ TEST_P(Timing, BarrierHeavy) {
 }
 
 // 5. Divergent: lane 0 of the quad (local id 0) takes the "then" side (2 chain clauses and a jump over the
-//    "else" side), lanes 1-3 the "else" side (3 chain clauses); all meet at the end clause. The quad runs both
-//    sides one after the other: branch clause 2 + 5 = 7, then 2 x 33, the jump 5, the else side 3 x 33, the end
-//    5: 182. Kernel: 4 + 182 + 64 = 250. (Every lane taking the else side instead: 7 + 99 + 5 = 111, kernel 179.)
+//    "else" side), lanes 1-3 the "else" side (3 chain clauses); all meet at the end clause. The quad runs
+//    both sides one after the other: branch clause 2 + 5 = 7, then 2 x 33, the jump 5, the else side 3 x 33,
+//    the end 5: 182. Kernel: 4 + 182 + 64 = 250. (Every lane taking the else side instead: 7 + 99 + 5 = 111,
+//    kernel 179.)
 TEST_P(Timing, DivergentQuadRunsBothSides) {
   auto branch = [](bool ne, uint64_t offset) {
     return std::string("header flow=1\ntuple p0=r55 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=") + (ne ? "0" : "3") +
@@ -306,7 +313,8 @@ TEST_P(Timing, DivergentQuadRunsBothSides) {
   // Sizes first (a branch's offset does not change its size), then the offsets to the else side and the end.
   std::vector<std::string> then_side = {fma_chain_clause(), fma_chain_clause()};
   std::vector<std::string> else_side = {fma_chain_clause(), fma_chain_clause(), fma_chain_clause()};
-  uint64_t branch_size = size_of(branch(true, 0)), jump_size = size_of(branch(false, 0)), chain = size_of(then_side[0]);
+  uint64_t branch_size = size_of(branch(true, 0)), jump_size = size_of(branch(false, 0)),
+           chain = size_of(then_side[0]);
   uint64_t to_else = branch_size + 2 * chain + jump_size, to_end = jump_size + 3 * chain;
   Kernel k;
   k.clauses = {branch(true, to_else)};
@@ -320,8 +328,8 @@ TEST_P(Timing, DivergentQuadRunsBothSides) {
 // Scaling: the throughput kernel of test 2 over 1..16 cores and 6..384 workgroups. By the model's equations:
 //   schedule = ceil(W / (6 x cores)) x (4 + 176), engines = ceil(W x 16 x 33 / (3 x cores)),
 //   kernel = max(schedule, engines) + 64,
-// computed here independently; the printed table shows the scaling (engine bound: halving with twice the cores
-// while there is work for all of them; schedule bound once there are fewer workgroups than slots).
+// computed here independently; the printed table shows the scaling (engine bound: halving with twice the
+// cores while there is work for all of them; schedule bound once there are fewer workgroups than slots).
 TEST_P(Timing, ScalesWithCoresAndWorkgroups) {
   Kernel k;
   for (int i = 0; i < 4; ++i) k.clauses.push_back(fma_chain_clause());
@@ -348,10 +356,10 @@ TEST_P(Timing, ScalesWithCoresAndWorkgroups) {
 }
 
 // The switch between completion times: with the estimate deciding (--gpu-timing complete), a job's completion
-// becomes visible kStepTicks (job) + its estimate in virtual-clock ticks + kStepTicks (chain end) after it starts;
-// otherwise the work-count placeholder applies. One quad, one clause of one tuple: warp 2 + 5 = 7, schedule
-// 4 + 7, kernel 11 + 64 = 75 cycles; at a 100 MHz GPU clock and the 50 MHz virtual clock, 37.5 -> 38 ticks. The
-// placeholder: ceil((1 tuple + 1 clause) / 24) = 1 cycle -> 1 tick.
+// becomes visible kStepTicks (job) + its estimate in virtual-clock ticks + kStepTicks (chain end) after it
+// starts; otherwise the work-count placeholder applies. One quad, one clause of one tuple: warp 2 + 5 = 7,
+// schedule 4 + 7, kernel 11 + 64 = 75 cycles; at a 100 MHz GPU clock and the 50 MHz virtual clock, 37.5 -> 38
+// ticks. The placeholder: ceil((1 tuple + 1 clause) / 24) = 1 cycle -> 1 tick.
 class TimingCompletion : public gputest::MaliTest {
 protected:
   std::unique_ptr<ComputeCores> cores;
@@ -365,7 +373,8 @@ protected:
     auto words = bifrost_asm::assemble("header\ntuple ; *NOP ; +NOP");
     EXPECT_TRUE(bus.copy_to(pa_of(kShader), words.data(), words.size() * 8));
     put_header(bus, pa_of(kJob), job::Compute, 1, 0);
-    const uint32_t invocation = 3, shifts = 2 | 2 << 5 | 2 << 10 | 2 << 16 | 2 << 22 | 2u << 28; // 4 threads, 1 group
+    const uint32_t invocation = 3,
+                   shifts = 2 | 2 << 5 | 2 << 10 | 2 << 16 | 2 << 22 | 2u << 28; // 4 threads, 1 group
     auto put32 = [&](uint64_t va, uint32_t v) { EXPECT_TRUE(bus.copy_to(pa_of(va), &v, 4)); };
     auto put64 = [&](uint64_t va, uint64_t v) { EXPECT_TRUE(bus.copy_to(pa_of(va), &v, 8)); };
     put32(kJob + 32, invocation);
@@ -398,6 +407,8 @@ TEST_F(TimingCompletion, PlaceholderByDefault) {
 }
 
 INSTANTIATE_TEST_SUITE_P(HostThreads, Timing, ::testing::Values(1u, 2u),
-                         [](const ::testing::TestParamInfo<unsigned>& i) { return std::to_string(i.param) + "threads"; });
+                         [](const ::testing::TestParamInfo<unsigned>& i) {
+                           return std::to_string(i.param) + "threads";
+                         });
 
 } // namespace
