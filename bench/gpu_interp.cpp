@@ -122,6 +122,7 @@ int main(int argc, char** argv) {
   gpu::bifrost::ComputeCores::Config cc;
   cc.host_threads = threads;
   cc.timing = timing;
+  cc.report = timing; // the shader's static estimate and the job's estimate on stderr, as --gpu-timing on prints them
   gpu::bifrost::ComputeCores cores(cc);
   Memory mem(mmu);
   std::atomic<bool> abort{false};
@@ -152,9 +153,8 @@ int main(int argc, char** argv) {
     }
   }
   auto s = cores.stats();
-  std::printf("threads %u workgroups %u thread_instructions %llu seconds %.3f per_thread_rate %.0f cpus %.2f", threads,
-              groups,
-              static_cast<unsigned long long>(s.thread_instructions), seconds,
+  std::printf("threads %u workgroups %u thread_instructions %llu seconds %.3f per_thread_rate %.0f cpus %.2f",
+              threads, groups, static_cast<unsigned long long>(s.thread_instructions), seconds,
               static_cast<double>(s.thread_instructions) / seconds / threads, cpus);
   if (timing) std::printf(" estimate_cycles %llu", static_cast<unsigned long long>(r.estimate_cycles));
   std::printf("\n");

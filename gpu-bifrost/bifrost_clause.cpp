@@ -1,6 +1,6 @@
 #include "gpu-bifrost/bifrost_clause.h"
-#include "gpu-bifrost/clause_timing.h"
 #include "bifrost_isa.h"
+#include "gpu-bifrost/clause_timing.h"
 #include <cstdio>
 #include <cstring>
 

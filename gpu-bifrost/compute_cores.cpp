@@ -2,13 +2,13 @@
 #include "gpu-bifrost/clause_timing.h"
 #include "gpu-bifrost/mali_regs.h"
 #include <algorithm>
-#include <cstdio>
-#include <optional>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -296,7 +296,8 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
     if (config_.timing_drives_completion) {
       // ticks = cycles / clock x virtual clock, rounded up, in integers so every host computes the same.
       uint64_t hz = static_cast<uint64_t>(params_.clock_mhz * 1e6);
-      result.completion_ticks = std::max<uint64_t>(1, (e.cycles * config_.virtual_clock_hz + hz - 1) / std::max<uint64_t>(hz, 1));
+      result.completion_ticks =
+          std::max<uint64_t>(1, (e.cycles * config_.virtual_clock_hz + hz - 1) / std::max<uint64_t>(hz, 1));
     }
     estimated_ += e.cycles;
     if (config_.report)
@@ -322,8 +323,8 @@ void ComputeCores::report_shader(const ComputeJob& job, GpuMemory& memory) {
     std::memcpy(&hi, page + (a & (kPageSize - 1)) + 8, 8);
     return true;
   });
-  std::fprintf(stderr, "vplat: gpu-estimate: shader 0x%llx: %s\n", static_cast<unsigned long long>(job.shader_pc),
-               text.empty() ? "(unreadable)" : text.c_str());
+  std::fprintf(stderr, "vplat: gpu-estimate: shader 0x%llx: %s\n",
+               static_cast<unsigned long long>(job.shader_pc), text.empty() ? "(unreadable)" : text.c_str());
 }
 
 } // namespace vplat::gpu::bifrost
