@@ -248,15 +248,14 @@ ClauseCost analyse_clause(const ClauseShape& c, const Params& p) {
   cost.hidden = std::min(p.clause_issue, p.fma_stage + p.add_stage + p.writeback);
 
   unsigned tuples = std::max(1u, std::min(c.tuples, 8u));
-  cost.usage[kEngine] = static_cast<uint16_t>(tuples);
+  cost.usage[kEngine] = tuples;
   for (unsigned i = 0; i < tuples; ++i) {
     if (c.fma[i] != OpKind::Nop) ++cost.usage[kFma];
     if (c.add[i] != OpKind::Nop) ++cost.usage[kAdd];
   }
   if (c.message_type != kMsgNone) {
     const MessageParams& m = p.messages[c.message_type % kNumMessageTypes];
-    if (m.resource < kNumResources)
-      cost.usage[m.resource] = static_cast<uint16_t>(cost.usage[m.resource] + m.occupancy);
+    if (m.resource < kNumResources) cost.usage[m.resource] = cost.usage[m.resource] + m.occupancy;
   }
   return cost;
 }

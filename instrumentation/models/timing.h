@@ -91,7 +91,7 @@ struct ClauseCost {
   uint32_t message_done = 0; // first FMA stage to its message's result (0: no message)
   uint8_t wait_mask = 0, slot = 0;
   bool has_message = false, barrier = false;
-  std::array<uint16_t, kNumResources> usage{};
+  std::array<uint32_t, kNumResources> usage{};
 };
 
 ClauseCost analyse_clause(const ClauseShape& c, const Params& p);
