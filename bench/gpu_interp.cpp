@@ -1,7 +1,8 @@
 // gpu-interp: the Bifrost shader cores' interpreter speed on a compute-heavy job (bench/gpu-interp.sh).
 // One Compute job, decoded as the job manager would hand it over, runs on ComputeCores with N host threads: every
 // thread runs an FMA-chain loop (x = x * m + a, 4 fused multiply-adds per iteration, a counter and a branch) for
-// the given number of iterations and stores x. GPU memory is identity-mapped guest RAM. Prints one line:
+// the given number of iterations and stores x. GPU memory is identity-mapped guest RAM. A fourth argument
+// "timing" runs the timing models too (instrumentation/models; bench/timing-overhead.sh). Prints one line:
 //   threads N workgroups W thread_instructions I seconds S per_thread_rate R cpus C
 // where R is thread instructions (FMA and ADD slots of active lanes) per host second per host thread and C the
 // host CPUs the run got on average (process CPU time / wall time: below N on a loaded host). Outputs are
@@ -62,7 +63,9 @@ uint32_t fbits(float f) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: gpu-interp THREADS [WORKGROUPS [ITERATIONS]]\n");
+  std::fprintf(stderr, "usage: gpu-interp THREADS [WORKGROUPS [ITERATIONS [OPTIONS]]]\n"
+                       "  OPTIONS: comma-separated stats (shader statistics), short (2-tuple loop clause),\n"
+                       "           timing (timing models; prints the estimates)\n");
   return 2;
 }
 
@@ -75,10 +78,17 @@ int main(int argc, char** argv) {
   uint32_t iterations = argc > 3 ? static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 2000;
   constexpr uint32_t kLocal = 64;
   if (threads < 1 || threads > 64 || groups < 1 || groups > 4096 || iterations < 1) return usage();
-  const std::string opts = argc > 4 ? argv[4] : "";
-  if (opts != "" && opts != "stats" && opts != "short" && opts != "stats,short") return usage();
-  const bool with_stats = opts.find("stats") != std::string::npos;
-  const bool short_loop = opts.find("short") != std::string::npos;
+  // The fourth argument is a comma-separated set of {stats, short, timing}.
+  bool with_stats = false, short_loop = false, timing = false;
+  for (std::string rest = argc > 4 ? argv[4] : ""; !rest.empty();) {
+    const size_t comma = rest.find(',');
+    const std::string opt = rest.substr(0, comma);
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    if (opt == "stats") with_stats = true;
+    else if (opt == "short") short_loop = true;
+    else if (opt == "timing") timing = true;
+    else return usage();
+  }
 
   dev::Bus bus;
   bus.add_ram(kRam, kRamSize);
@@ -129,6 +139,8 @@ int main(int argc, char** argv) {
 
   gpu::bifrost::ComputeCores::Config cc;
   cc.host_threads = threads;
+  cc.timing = timing;
+  cc.report = timing; // the shader's static estimate and the job's estimate on stderr, as --gpu-timing on prints them
   gpu::bifrost::ComputeCores cores(cc);
   stats::Collector collector;
   if (with_stats) cores.set_stats(&collector);
@@ -173,6 +185,7 @@ int main(int argc, char** argv) {
     std::printf(" stats_warp_clauses %llu",
                 static_cast<unsigned long long>(run.jobs.empty() ? 0 : run.jobs[0].compute.counters.warp_clauses));
   }
+  if (timing) std::printf(" estimate_cycles %llu", static_cast<unsigned long long>(r.estimate_cycles));
   std::printf("\n");
   return 0;
 }

@@ -1,6 +1,7 @@
 #include "gpu-bifrost/bifrost_clause.h"
 #include "bifrost_isa.h"
 #include "gpu-bifrost/clause_stats.h"
+#include "gpu-bifrost/clause_timing.h"
 #include <cstdio>
 #include <cstring>
 
@@ -183,6 +184,7 @@ bool decode_clause(uint64_t address, const QwordReader& read, DecodedClause& c) 
       break;
     }
   if (!c.exception) c.metrics = clause_metrics(c);
+  if (!c.exception) c.cost = models::analyse_clause(clause_shape(c), models::g71());
   return true;
 }
 

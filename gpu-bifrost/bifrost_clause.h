@@ -3,6 +3,7 @@
 // archdesc/bifrost/base.adl (the generated bifrost_isa.h); FMA and ADD words are identified by the generated
 // decoders. A clause that cannot execute records the GPU exception the hardware raises (INSTR_INVALID_ENC).
 #pragma once
+#include "instrumentation/models/timing.h"
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -74,6 +75,7 @@ struct DecodedClause {
   uint32_t exception = 0;  // nonzero: executing this clause raises it
   std::string error;       // why (for logs and tests)
   ClauseMetrics metrics;   // valid when exception == 0
+  models::ClauseCost cost; // static timing (clause_timing.h), filled by decode_clause for a valid clause
   uint64_t next() const { return address + 16ull * qwords; }
   unsigned flow() const;   // header flow_control (0 = end of shader)
   unsigned staging_register() const;

@@ -85,6 +85,7 @@ struct StepOutcome {
   enum class Kind { JobDone, ChainEnd } kind = Kind::ChainEnd;
   uint64_t job_va = 0;      // JobDone: the job executed
   uint64_t gpu_cycles = 0;  // what the shader cores reported for it
+  uint64_t completion_ticks = 0; // nonzero: the shader work's virtual time instead (ShaderResult)
   // ChainEnd:
   uint32_t status = 0;      // exc::DONE or the fault / STOPPED / TERMINATED code (JS_STATUS)
   uint64_t head = 0;        // JS_HEAD afterwards: 0 when done, else the job to look at / resume from

@@ -191,7 +191,8 @@ bool JobManager::settled(const Slot& s) {
 
 uint64_t JobManager::visible_at(const Slot& s) const {
   uint64_t t = s.boundary + kStepTicks;
-  if (s.has_outcome) t += (s.outcome.gpu_cycles + kCyclesPerTick - 1) / kCyclesPerTick;
+  if (s.has_outcome && s.outcome.completion_ticks) t += s.outcome.completion_ticks;
+  else if (s.has_outcome) t += (s.outcome.gpu_cycles + kCyclesPerTick - 1) / kCyclesPerTick;
   return t;
 }
 

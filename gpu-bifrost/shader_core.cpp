@@ -149,12 +149,13 @@ QuadExec::QuadExec(const QuadLaunch& l, ShaderMemory& mem, ShaderCache& cache, C
     pc_[i] = l.entry;
   }
   if (!live_) status_ = Status::Done;
+  if (l.timing) clock_ = models::WarpClock(models::warp_start(l.warp_id, models::g71()));
 }
 
 QuadExec::~QuadExec() = default;
 QuadExec::QuadExec(QuadExec&& o) noexcept
     : launch_(o.launch_), mem_(o.mem_), cache_(o.cache_), memo_(o.memo_), th_(std::move(o.th_)), pc_(o.pc_), live_(o.live_),
-      status_(o.status_), res_(std::move(o.res_)) {}
+      status_(o.status_), res_(std::move(o.res_)), clock_(o.clock_) {}
 
 QuadResult QuadExec::result() const {
   QuadResult r = res_;
@@ -204,6 +205,7 @@ QuadExec::Status QuadExec::step() {
   const DecodedClause& c = *clause;
   if (c.exception) return fail(c.exception, at, c.error);
   ++res_.clauses;
+  if (launch_.timing) clock_.step(c.cost);
 
   std::array<uint32_t, kQuadLanes> fma_out{}, add_out{};
   for (unsigned i = 0; i < kQuadLanes; ++i) {
@@ -299,6 +301,7 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
     l.entry = wg.entry;
     l.as = wg.as;
     l.max_clauses = wg.max_clauses;
+    l.timing = wg.timing;
     l.uniforms = wg.uniforms;
     l.uniform_count = wg.uniform_count;
     l.active = 0;
@@ -363,11 +366,24 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
     }
     // Everyone still alive is at the barrier: release them together.
     if (!running && waiting) {
-      for (auto& q : quads) q.release_barrier();
+      uint64_t latest = 0;
+      for (auto& q : quads)
+        if (q.status() == QuadExec::Status::AtBarrier) latest = std::max(latest, q.clock().now());
+      const uint64_t release = models::barrier_release(latest, models::g71());
+      for (auto& q : quads) {
+        if (wg.timing && q.status() == QuadExec::Status::AtBarrier) q.clock().release_at(release);
+        q.release_barrier();
+      }
       running = true;
     }
   }
   for (auto& q : quads) add_counts(q.result());
+  if (wg.timing) {
+    std::vector<const models::WarpClock*> clocks;
+    clocks.reserve(quads.size());
+    for (auto& q : quads) clocks.push_back(&q.clock());
+    total.timing = models::combine_warps(clocks, models::g71());
+  }
   return total;
 }
 

@@ -19,6 +19,7 @@
 #include "gpu-bifrost/clause_stats.h"
 #include "gpu-bifrost/gpu_mmu.h"
 #include "gpu-bifrost/shader_memory.h"
+#include "instrumentation/models/timing.h"
 #include <atomic>
 #include <functional>
 #include <array>
@@ -78,6 +79,7 @@ struct QuadLaunch {
   uint8_t active = 0xf;                 // lanes that exist (a partial quad at the edge of a workgroup)
   uint32_t warp_id = 0, core_id = 0;    // FAU special values
   uint64_t max_clauses = 1u << 22;      // a runaway shader stops here (status Timeout), never hangs the host
+  bool timing = false;                  // annotate each executed clause with its static cost (QuadExec::clock)
   // Memory segments (see MemorySegments): the workgroup's WLS window, each lane's TLS window, the UBO table.
   uint64_t wls_base = 0, wls_size = 0;
   std::array<uint64_t, kQuadLanes> tls_base{};
@@ -116,6 +118,7 @@ struct QuadResult {
   std::array<std::array<uint32_t, kNumRegs>, kQuadLanes> regs{};
   uint64_t clauses = 0, tuples = 0, lane_instructions = 0;
   uint64_t warps = 0; // quads launched (run_workgroup)
+  models::WorkgroupCost timing; // run_workgroup with timing on: the workgroup's annotated time and usage
 };
 
 struct ShaderThread;
@@ -181,6 +184,9 @@ public:
     if (status_ == Status::AtBarrier) status_ = Status::Running;
   }
   QuadResult result() const; // registers as they are now, counters, fault details
+  // The warp's annotated time (launch.timing): every executed clause adds its static cost.
+  const models::WarpClock& clock() const { return clock_; }
+  models::WarpClock& clock() { return clock_; }
 
 private:
   QuadLaunch launch_;
@@ -192,6 +198,7 @@ private:
   uint8_t live_ = 0;
   Status status_ = Status::Running;
   QuadResult res_;
+  models::WarpClock clock_;
   Status fail(uint32_t code, uint64_t at, const std::string& why);
 };
 
@@ -220,6 +227,7 @@ public:
     MemorySegments mem;
     uint32_t preload = kPreloadAll;
     uint64_t max_clauses = 1u << 22; // per quad, see QuadLaunch
+    bool timing = false;             // fill QuadResult::timing (the workgroup's annotated time)
     // Polled between rounds of quad steps: true ends the workgroup with exception TERMINATED.
     std::function<bool()> stop;
   };

@@ -34,6 +34,10 @@ std::string help_text() {
          "  --gpu-threads N     host threads that run GPU compute workgroups (1..64; default 2,\n"
          "                      or 1 on a single-thread host); results do not depend on N\n"
          "  --no-gpu            no Mali-G71 (no device, no device-tree node)\n"
+         "  --gpu-timing MODE   GPU timing models: off (default), on (estimate every compute job and\n"
+         "                      print it and each new shader's static estimate on stderr), complete\n"
+         "                      (also let the estimate decide when jobs complete in virtual time)\n"
+         "  --gpu-clock MHZ     GPU clock the estimates use (1..4000, default 1037, a Kirin 960's G71)\n"
          "  --cpu-engine E      how CPUs run guest code: interp (interpreter only), jit (translate every\n"
          "                      block before it runs), auto (interpret, compile hot blocks in the\n"
          "                      background; default). Results are the same in every mode.\n"
@@ -81,7 +85,7 @@ std::optional<unsigned long> parse_uint(const std::string& t) {
 
 std::optional<Options> parse_options(const std::vector<std::string>& args, std::string& error) {
   Options o;
-  bool gpu_cores_given = false, gpu_threads_given = false;
+  bool gpu_cores_given = false, gpu_threads_given = false, gpu_timing_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     std::string inline_value;
@@ -207,6 +211,23 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
       }
       o.gpu_threads = static_cast<unsigned>(*n);
       gpu_threads_given = true;
+    } else if (a == "--gpu-timing") {
+      if (!value(v)) return std::nullopt;
+      if (v != "off" && v != "on" && v != "complete") {
+        error = "--gpu-timing needs off, on or complete, not '" + v + "'";
+        return std::nullopt;
+      }
+      o.gpu_timing = v;
+      gpu_timing_given = true;
+    } else if (a == "--gpu-clock") {
+      if (!value(v)) return std::nullopt;
+      auto n = parse_uint(v);
+      if (!n || *n < 1 || *n > 4000) {
+        error = "--gpu-clock needs a clock in MHz from 1 to 4000, not '" + v + "'";
+        return std::nullopt;
+      }
+      o.gpu_clock_mhz = static_cast<unsigned>(*n);
+      gpu_timing_given = true;
     } else if (a == "--gdb") {
       if (!value(v)) return std::nullopt;
       auto n = parse_uint(v);
@@ -227,6 +248,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
   }
   if (gpu_threads_given && !o.gpu) {
     error = "--gpu-threads and --no-gpu contradict each other";
+    return std::nullopt;
+  }
+  if (gpu_timing_given && !o.gpu) {
+    error = "--gpu-timing/--gpu-clock and --no-gpu contradict each other";
     return std::nullopt;
   }
   if (o.gdb_wait && !o.gdb_port) {

@@ -17,6 +17,8 @@ struct Options {
   bool gpu = true;           // --no-gpu: no Mali-G71 device and no device-tree node
   unsigned gpu_cores = 8;    // --gpu-cores N: shader cores (SHADER_PRESENT = (1 << N) - 1)
   unsigned gpu_threads = 0;  // --gpu-threads N: host threads compute workgroups run on (0: the default)
+  std::string gpu_timing = "off"; // --gpu-timing off|on|complete (instrumentation/models)
+  unsigned gpu_clock_mhz = 0;     // --gpu-clock MHz for the timing models (0: the parameter file's, 1037)
   bool trace_gpu_regs = false; // --trace gpu-regs
   std::string trace_file;       // --trace-file FILE (default: stderr)
   std::string cpu_engine = "auto"; // --cpu-engine interp|jit|auto (cpu-dbt/a64_jit.h)

@@ -81,6 +81,11 @@ bool JunoMachine::load(std::string& error) {
         gpu::bifrost::ComputeCores::Config cc;
         cc.host_threads = options_.gpu_threads ? options_.gpu_threads : gpu::bifrost::ComputeCores::default_host_threads();
         cc.shader_cores = options_.gpu_cores;
+        cc.timing = options_.gpu_timing != "off";
+        cc.timing_drives_completion = options_.gpu_timing == "complete";
+        cc.report = cc.timing;
+        cc.clock_mhz = options_.gpu_clock_mhz;
+        cc.virtual_clock_hz = dev::VirtualClock::kFrequency;
         compute_ = std::make_unique<gpu::bifrost::ComputeCores>(cc);
         if (stats_) compute_->set_stats(stats_.get());
         gpu_->set_shader_core(compute_.get());
