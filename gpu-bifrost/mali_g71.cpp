@@ -74,6 +74,7 @@ void MaliG71::reset() {
   std::lock_guard mmu_lock(mmu_mu_);
   mmu_.reset();
   as_busy_reads_.fill(0);
+  fault_stalled_.fill(false);
   cycle_running_ = false;
   cycle_base_ = 0;
   update_irqs();
@@ -332,6 +333,8 @@ void MaliG71::apply(const JobManager::Event& ev) {
     if (trace_) trace_job(ev.time, slot, ev.trace + " -> DONE");
     return;
   case JobManager::Event::Kind::Stall:
+    ++mmu_faults_[ev.fault.exception];
+    fault_stalled_[slot] = true;
     report_mmu_fault(ev.as, ev.fault);
     if (trace_)
       trace_job(ev.time, slot, "stalled on MMU fault 0x" + hex(ev.fault.status()) + " at 0x" + hex(ev.fault.va) +
@@ -341,6 +344,10 @@ void MaliG71::apply(const JobManager::Event& ev) {
   }
   const StepOutcome& res = ev.end;
   if (ev.job_type && res.status != exc::DONE) record_job(ev, res.status);
+  // A chain that ends after a stall reports that fault again (or the one its retry met): one fault for the
+  // statistics.
+  if (res.mmu_fault && !fault_stalled_[slot]) ++mmu_faults_[res.mmu_fault->exception];
+  fault_stalled_[slot] = false;
   if (res.mmu_fault) report_mmu_fault(ev.as, *res.mmu_fault);
   if (r(js(slot, JS_CONFIG)) & kJsConfigEndFlush) r(LATEST_FLUSH)++;
   set64(js(slot, JS_HEAD_LO), res.head);
@@ -357,7 +364,6 @@ void MaliG71::apply(const JobManager::Event& ev) {
 }
 
 void MaliG71::report_mmu_fault(unsigned as, const MmuFault& f) {
-  ++mmu_faults_[f.exception];
   uint32_t bit = f.bus_fault_irq ? (1u << (as + 16)) : (1u << as);
   uint32_t& raw = r(reg::MMU_INT_RAWSTAT);
   // The first fault's details stay until the driver clears the interrupt.

@@ -105,7 +105,8 @@ private:
   std::array<uint64_t, 3> irq_asserts_{};        // job, mmu, gpu
   std::array<bool, 3> irq_level_{};
   std::array<uint64_t, 3> irq_since_{};
-  std::map<uint32_t, uint64_t> mmu_faults_;      // by fault status code
+  std::map<uint32_t, uint64_t> mmu_faults_;      // by exception code: a job's fault counts once
+  std::array<bool, kNumJobSlots> fault_stalled_{}; // the slot's running chain has stalled on a fault
   void record_job(const JobManager::Event& ev, uint32_t status);
   void trace(char dir, uint32_t off, unsigned size, uint64_t value);
   uint64_t read_locked(uint64_t offset, unsigned size);
