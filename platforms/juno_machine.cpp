@@ -112,6 +112,7 @@ bool JunoMachine::load(std::string& error) {
     cores_.back()->power_off();
   }
   waiting_.assign(n, false);
+  run_start_retired_.assign(n, 0);
 
   std::vector<uint64_t> mpidrs(juno::kCpuMpidr, juno::kCpuMpidr + n);
   psci_ = std::make_unique<Psci>(mpidrs, Psci::Hooks{
@@ -169,30 +170,44 @@ unsigned JunoMachine::index_of(const cpu::Core& core) const {
   return 0;
 }
 
+// The clock advances once per round by the busiest core's instructions, but the generic timer ticks once per
+// instruction (VirtualClock): a core reading the counter mid-quantum sees the round's start plus what it has
+// retired since. Counter reads are system instructions, which always run in the interpreter, so Core::retired
+// is exact at that point whatever the CPU engine. The value never exceeds the next round's start (a round
+// lasts as long as its busiest core), so the counter stays monotonic; the Linux jitter entropy source
+// (try_to_generate_entropy) needs it to move between back-to-back reads.
+uint64_t JunoMachine::counter_now(const cpu::Core& core, unsigned index) const {
+  return clock_.ticks() + (core.retired - run_start_retired_[index]);
+}
+
 uint64_t JunoMachine::timer_read(cpu::Core& core, cpu::TimerReg reg) {
-  auto& t = *timers_[index_of(core)];
+  unsigned i = index_of(core);
+  auto& t = *timers_[i];
+  const uint64_t phys = counter_now(core, i), virt = phys - t.cntvoff;
   switch (reg) {
-  case cpu::TimerReg::Cntpct: return t.physical_count();
-  case cpu::TimerReg::Cntvct: return t.virtual_count();
-  case cpu::TimerReg::CntpCtl: return t.read_ctl(t.phys, t.physical_count());
+  case cpu::TimerReg::Cntpct: return phys;
+  case cpu::TimerReg::Cntvct: return virt;
+  case cpu::TimerReg::CntpCtl: return t.read_ctl(t.phys, phys);
   case cpu::TimerReg::CntpCval: return t.phys.cval;
-  case cpu::TimerReg::CntpTval: return t.read_tval(t.phys, t.physical_count());
-  case cpu::TimerReg::CntvCtl: return t.read_ctl(t.virt, t.virtual_count());
+  case cpu::TimerReg::CntpTval: return t.read_tval(t.phys, phys);
+  case cpu::TimerReg::CntvCtl: return t.read_ctl(t.virt, virt);
   case cpu::TimerReg::CntvCval: return t.virt.cval;
-  case cpu::TimerReg::CntvTval: return t.read_tval(t.virt, t.virtual_count());
+  case cpu::TimerReg::CntvTval: return t.read_tval(t.virt, virt);
   }
   return 0;
 }
 
 void JunoMachine::timer_write(cpu::Core& core, cpu::TimerReg reg, uint64_t value) {
-  auto& t = *timers_[index_of(core)];
+  unsigned i = index_of(core);
+  auto& t = *timers_[i];
+  const uint64_t phys = counter_now(core, i), virt = phys - t.cntvoff;
   switch (reg) {
   case cpu::TimerReg::CntpCtl: t.phys.ctl = static_cast<uint32_t>(value & 3); break;
   case cpu::TimerReg::CntpCval: t.phys.cval = value; break;
-  case cpu::TimerReg::CntpTval: t.write_tval(t.phys, t.physical_count(), static_cast<uint32_t>(value)); break;
+  case cpu::TimerReg::CntpTval: t.write_tval(t.phys, phys, static_cast<uint32_t>(value)); break;
   case cpu::TimerReg::CntvCtl: t.virt.ctl = static_cast<uint32_t>(value & 3); break;
   case cpu::TimerReg::CntvCval: t.virt.cval = value; break;
-  case cpu::TimerReg::CntvTval: t.write_tval(t.virt, t.virtual_count(), static_cast<uint32_t>(value)); break;
+  case cpu::TimerReg::CntvTval: t.write_tval(t.virt, virt, static_cast<uint32_t>(value)); break;
   default: break; // the counters are read-only
   }
   t.update();
@@ -239,7 +254,9 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
     }
     waiting_[i] = false;
     gic_->set_current_cpu(static_cast<int>(i));
+    run_start_retired_[i] = c.retired;
     cpu::RunResult r = c.run(kQuantum);
+    run_start_retired_[i] = c.retired; // between runs, counter reads see the round's clock
     instructions_ += r.retired;
     longest = std::max(longest, r.retired);
     switch (r.exit) {
@@ -361,7 +378,9 @@ gdb::Target::Stop JunoMachine::resume(bool step, int cpu, const std::vector<uint
     if (c.powered()) {
       waiting_[static_cast<size_t>(stopped_cpu)] = false;
       gic_->set_current_cpu(stopped_cpu);
+      run_start_retired_[static_cast<size_t>(stopped_cpu)] = c.retired;
       cpu::RunResult r = c.run(1);
+      run_start_retired_[static_cast<size_t>(stopped_cpu)] = c.retired;
       instructions_ += r.retired;
       if (r.exit == cpu::Exit::Idle) waiting_[static_cast<size_t>(stopped_cpu)] = true;
       clock_.advance(r.retired);
