@@ -77,11 +77,11 @@ mesa_version=$(deb_field "${APT_INFO[libgl1-mesa-dri:arm64]}" Version)
 [ -f "$tree/usr/lib/aarch64-linux-gnu/dri/panfrost_dri.so" ] || die "libgl1-mesa-dri has no dri/panfrost_dri.so"
 [ -e "$tree/lib/ld-linux-aarch64.so.1" ] || die "libc6:arm64 has no /lib/ld-linux-aarch64.so.1"
 
-# Sysroot for compiling: libc6 and the -dev packages (headers, lib*.so links); the linker finds the run-time
-# libraries those link to in the disk tree.
+# Sysroot for compiling: the -dev packages (headers, lib*.so links) and the libraries those links point at
+# (libc6, libegl1, libgles2, libgbm1); the linker finds what those in turn need in the disk tree.
 sysroot=$work/mesa-sysroot
 mkdir -p "$sysroot"
-dpkg-deb -x "${deb_of[libc6:arm64]}" "$sysroot"
+for s in libc6:arm64 libegl1:arm64 libgles2:arm64 libgbm1:arm64; do dpkg-deb -x "${deb_of[$s]}" "$sysroot"; done
 for s in "${dev_specs[@]}"; do
   fetch_deb "$s"
   dpkg-deb -x "$DEB_PATH" "$sysroot"
