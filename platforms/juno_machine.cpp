@@ -14,6 +14,11 @@ constexpr uint64_t kQuantum = 2000;
 // The RTC starts at a fixed time so that runs repeat exactly (2026-01-01 00:00:00 UTC).
 constexpr uint32_t kRtcEpoch = 1767225600;
 constexpr int kSpiBase = 32;
+// The virtual clock's view of a running core (VirtualClock::begin_quantum): time moves with each instruction,
+// as the generic timer does on hardware, not only between quanta. Linux's jitter entropy source
+// (try_to_generate_entropy) gives up when back-to-back counter reads mostly agree, and then getrandom()
+// blocks until enough interrupts have been counted.
+uint64_t retired_by(const void* core) { return static_cast<const cpu::Core*>(core)->retired_exact(); }
 static_assert(juno::kGpuClockHz == gpu::MaliG71::kGpuClockHz, "the DT clock and the GPU's cycle counter disagree");
 } // namespace
 
@@ -112,7 +117,6 @@ bool JunoMachine::load(std::string& error) {
     cores_.back()->power_off();
   }
   waiting_.assign(n, false);
-  run_start_retired_.assign(n, 0);
 
   std::vector<uint64_t> mpidrs(juno::kCpuMpidr, juno::kCpuMpidr + n);
   psci_ = std::make_unique<Psci>(mpidrs, Psci::Hooks{
@@ -170,44 +174,30 @@ unsigned JunoMachine::index_of(const cpu::Core& core) const {
   return 0;
 }
 
-// The clock advances once per round by the busiest core's instructions, but the generic timer ticks once per
-// instruction (VirtualClock): a core reading the counter mid-quantum sees the round's start plus what it has
-// retired since. Counter reads are system instructions, which always run in the interpreter, so Core::retired
-// is exact at that point whatever the CPU engine. The value never exceeds the next round's start (a round
-// lasts as long as its busiest core), so the counter stays monotonic; the Linux jitter entropy source
-// (try_to_generate_entropy) needs it to move between back-to-back reads.
-uint64_t JunoMachine::counter_now(const cpu::Core& core, unsigned index) const {
-  return clock_.ticks() + (core.retired - run_start_retired_[index]);
-}
-
 uint64_t JunoMachine::timer_read(cpu::Core& core, cpu::TimerReg reg) {
-  unsigned i = index_of(core);
-  auto& t = *timers_[i];
-  const uint64_t phys = counter_now(core, i), virt = phys - t.cntvoff;
+  auto& t = *timers_[index_of(core)];
   switch (reg) {
-  case cpu::TimerReg::Cntpct: return phys;
-  case cpu::TimerReg::Cntvct: return virt;
-  case cpu::TimerReg::CntpCtl: return t.read_ctl(t.phys, phys);
+  case cpu::TimerReg::Cntpct: return t.physical_count();
+  case cpu::TimerReg::Cntvct: return t.virtual_count();
+  case cpu::TimerReg::CntpCtl: return t.read_ctl(t.phys, t.physical_count());
   case cpu::TimerReg::CntpCval: return t.phys.cval;
-  case cpu::TimerReg::CntpTval: return t.read_tval(t.phys, phys);
-  case cpu::TimerReg::CntvCtl: return t.read_ctl(t.virt, virt);
+  case cpu::TimerReg::CntpTval: return t.read_tval(t.phys, t.physical_count());
+  case cpu::TimerReg::CntvCtl: return t.read_ctl(t.virt, t.virtual_count());
   case cpu::TimerReg::CntvCval: return t.virt.cval;
-  case cpu::TimerReg::CntvTval: return t.read_tval(t.virt, virt);
+  case cpu::TimerReg::CntvTval: return t.read_tval(t.virt, t.virtual_count());
   }
   return 0;
 }
 
 void JunoMachine::timer_write(cpu::Core& core, cpu::TimerReg reg, uint64_t value) {
-  unsigned i = index_of(core);
-  auto& t = *timers_[i];
-  const uint64_t phys = counter_now(core, i), virt = phys - t.cntvoff;
+  auto& t = *timers_[index_of(core)];
   switch (reg) {
   case cpu::TimerReg::CntpCtl: t.phys.ctl = static_cast<uint32_t>(value & 3); break;
   case cpu::TimerReg::CntpCval: t.phys.cval = value; break;
-  case cpu::TimerReg::CntpTval: t.write_tval(t.phys, phys, static_cast<uint32_t>(value)); break;
+  case cpu::TimerReg::CntpTval: t.write_tval(t.phys, t.physical_count(), static_cast<uint32_t>(value)); break;
   case cpu::TimerReg::CntvCtl: t.virt.ctl = static_cast<uint32_t>(value & 3); break;
   case cpu::TimerReg::CntvCval: t.virt.cval = value; break;
-  case cpu::TimerReg::CntvTval: t.write_tval(t.virt, virt, static_cast<uint32_t>(value)); break;
+  case cpu::TimerReg::CntvTval: t.write_tval(t.virt, t.virtual_count(), static_cast<uint32_t>(value)); break;
   default: break; // the counters are read-only
   }
   t.update();
@@ -254,9 +244,9 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
     }
     waiting_[i] = false;
     gic_->set_current_cpu(static_cast<int>(i));
-    run_start_retired_[i] = c.retired;
+    clock_.begin_quantum(&retired_by, &c);
     cpu::RunResult r = c.run(kQuantum);
-    run_start_retired_[i] = c.retired; // between runs, counter reads see the round's clock
+    clock_.end_quantum();
     instructions_ += r.retired;
     longest = std::max(longest, r.retired);
     switch (r.exit) {
@@ -378,9 +368,9 @@ gdb::Target::Stop JunoMachine::resume(bool step, int cpu, const std::vector<uint
     if (c.powered()) {
       waiting_[static_cast<size_t>(stopped_cpu)] = false;
       gic_->set_current_cpu(stopped_cpu);
-      run_start_retired_[static_cast<size_t>(stopped_cpu)] = c.retired;
+      clock_.begin_quantum(&retired_by, &c);
       cpu::RunResult r = c.run(1);
-      run_start_retired_[static_cast<size_t>(stopped_cpu)] = c.retired;
+      clock_.end_quantum();
       instructions_ += r.retired;
       if (r.exit == cpu::Exit::Idle) waiting_[static_cast<size_t>(stopped_cpu)] = true;
       clock_.advance(r.retired);

@@ -67,7 +67,6 @@ private:
   explicit JunoMachine(const Options& options);
   bool load(std::string& error);
   unsigned index_of(const cpu::Core& core) const;
-  uint64_t counter_now(const cpu::Core& core, unsigned index) const;
   void update_timers();
   void feed_console_input(int wait_ms);
   // Breakpoint state of a debugger's continue; see round().
@@ -100,9 +99,6 @@ private:
   cpu::CoreGroup group_;
   std::unique_ptr<Psci> psci_;
   std::vector<bool> waiting_; // in WFI until an interrupt
-  // Each core's Core::retired when its current run() call began: a counter read inside a quantum adds the
-  // instructions the core has retired since, so that time moves between two reads as on hardware.
-  std::vector<uint64_t> run_start_retired_;
   std::string pending_input_;
   std::optional<Outcome> outcome_;
   uint64_t instructions_ = 0;
