@@ -11,8 +11,8 @@ public:
   static constexpr uint64_t kFrequency = 50'000'000; // Juno's generic timer runs at 50 MHz
 
   // Now, as the CPU that is running sees it: the platform runs the CPUs one quantum at a time and advances
-  // the clock once per round, so while a CPU runs, the time its accesses see (counter reads, device registers)
-  // is the round's start plus the instructions it has retired since.
+  // the clock once per round, so while a CPU runs, the time its accesses see (counter reads, device
+  // registers) is the round's start plus the instructions it has retired since.
   uint64_t ticks() const { return ticks_ + (progress_ ? progress_(progress_ctx_) - progress_start_ : 0); }
   void advance(uint64_t t) { ticks_ += t; }
   void advance_to(uint64_t t) {

@@ -258,8 +258,8 @@ QuadExec::Status QuadExec::step() {
     bool taken = s.NPC != c.next();
     // A thread ends at the end of an END clause it falls out of, or when it branches to address 0: Mesa
     // lowers every branch to the end of the program (bi_is_terminal_block targets) to an absolute target of 0
-    // (an embedded constant 0 that is not PC-relative), in any clause, and its shaders run on Bifrost hardware;
-    // no clause is ever fetched there. Only the target's low 32 bits are encoded.
+    // (an embedded constant 0 that is not PC-relative), in any clause, and its shaders run on Bifrost
+    // hardware; no clause is ever fetched there. Only the target's low 32 bits are encoded.
     bool returns = taken && static_cast<uint32_t>(s.NPC) == 0;
     if ((c.flow() == 0 && !taken) || returns) live_ &= static_cast<uint8_t>(~(1u << i)); // end of shader
     pc_[i] = s.NPC;

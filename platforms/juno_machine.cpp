@@ -18,7 +18,9 @@ constexpr int kSpiBase = 32;
 // as the generic timer does on hardware, not only between quanta. Linux's jitter entropy source
 // (try_to_generate_entropy) gives up when back-to-back counter reads mostly agree, and then getrandom()
 // blocks until enough interrupts have been counted.
-uint64_t retired_by(const void* core) { return static_cast<const cpu::Core*>(core)->retired_exact(); }
+uint64_t retired_by(const void* core) {
+  return static_cast<const cpu::Core*>(core)->retired_exact();
+}
 static_assert(juno::kGpuClockHz == gpu::MaliG71::kGpuClockHz, "the DT clock and the GPU's cycle counter disagree");
 } // namespace
 

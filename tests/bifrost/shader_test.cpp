@@ -173,8 +173,8 @@ tuple p0=r1 ; *MOV.i32 src0=0 ; +NOP ; fma->r2
 }
 
 // Mesa ends threads by branching to address 0 (its terminal-branch lowering: an absolute constant 0), from
-// a conditional branch in the middle of a program as well as a JUMP in the last clause. Lanes 0 and 2 (r0 == 0)
-// take the BRANCHZ and end; lanes 1 and 3 fall through to the tail, whose END clause then jumps to 0.
+// a conditional branch in the middle of a program as well as a JUMP in the last clause. Lanes 0 and 2 (r0 ==
+// 0) take the BRANCHZ and end; lanes 1 and 3 fall through to the tail, whose END clause then jumps to 0.
 TEST(Shader, BranchToAddressZeroEndsTheThread) {
   GpuEnv env;
   const char* head = R"(
@@ -190,7 +190,8 @@ const 0
   uint64_t at = env.load_code(kCodeVa, bifrost_asm::assemble(head));
   at = env.load_code(at, bifrost_asm::assemble(tail));
   // What a thread would run if the JUMP fell through: a store to an unmapped address, which would fault.
-  env.load_code(at, bifrost_asm::assemble("header sr=5 msg=6\ntuple p0=r3 p1=r4 ; *NOP ; +STORE.i32 src0=0 src1=1 seg=1"));
+  env.load_code(at, bifrost_asm::assemble(
+                        "header sr=5 msg=6\ntuple p0=r3 p1=r4 ; *NOP ; +STORE.i32 src0=0 src1=1 seg=1"));
   QuadLaunch l;
   l.entry = kCodeVa;
   for (unsigned i = 0; i < 4; ++i) {
