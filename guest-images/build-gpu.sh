@@ -42,6 +42,8 @@ MESA_PACKAGES=(libgl1-mesa-dri libegl1 libegl-mesa0 libgles2 libgbm1 libdrm2)
 DEV_PACKAGES=(libc6-dev linux-libc-dev libegl-dev libgles-dev libgl-dev libgbm-dev libdrm-dev)
 # guest-images/workloads/NAME.c -> /usr/bin/NAME on the disk. One list, so that new workloads are one word.
 WORKLOADS=(first-light)
+# workloads/*.c compiled into every workload (a shared harness), if any.
+WORKLOAD_SHARED=()
 
 upd=(); [ "$UPDATE" = 0 ] || upd=(--update)
 "$here/build-default.sh" --with-gpu --with-virtio "${upd[@]}" "$OUTDIR"
@@ -96,9 +98,11 @@ for name in "${WORKLOADS[@]}"; do
   src=$here/workloads/$name.c
   [ -f "$src" ] || die "no workload source $src"
   out=$tree/usr/bin/$name
+  shared=()
+  for c in "${WORKLOAD_SHARED[@]}"; do shared+=("$here/workloads/$c"); done
   # Dynamic: EGL/GLES go through glvnd and Mesa's DRI driver, which dlopen their libraries at run time.
   aarch64-linux-gnu-gcc --sysroot="$sysroot" -std=gnu11 -O2 -Wall -Wextra -Werror -DEGL_NO_X11 \
-    -I"$here/workloads" -o "$out" "$src" -Wl,-rpath-link,"${libdirs[0]}" -Wl,-rpath-link,"${libdirs[1]}" \
+    -I"$here/workloads" -o "$out" "$src" "${shared[@]}" -Wl,-rpath-link,"${libdirs[0]}" -Wl,-rpath-link,"${libdirs[1]}" \
     -lEGL -lGLESv2 -lgbm -lm || die "cross-compiling $src failed"
   aarch64-linux-gnu-strip "$out" 2>/dev/null || true
   chmod 0755 "$out"
