@@ -41,7 +41,7 @@ MESA_PACKAGES=(libgl1-mesa-dri libegl1 libegl-mesa0 libgles2 libgbm1 libdrm2)
 # KHR/khrplatform.h, which the EGL and GLES headers include.
 DEV_PACKAGES=(libc6-dev linux-libc-dev libegl-dev libgles-dev libgl-dev libgbm-dev libdrm-dev)
 # guest-images/workloads/NAME.c -> /usr/bin/NAME on the disk. One list, so that new workloads are one word.
-WORKLOADS=(first-light)
+WORKLOADS=(first-light first-light-ext)
 # workloads/*.c compiled into every workload (a shared harness), if any.
 WORKLOAD_SHARED=()
 

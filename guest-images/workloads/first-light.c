@@ -5,97 +5,20 @@
 // "first-light: PASS (...)" or "first-light: FAIL (...)"; exits 0 only on PASS.
 //
 //   first-light [N]        N elements (default 4096, 1..16777216)
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GLES3/gl31.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <gbm.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
+#include "first-light-common.h"
 
 enum { LOCAL_SIZE = 64 };
 
-static double t_start;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void step(const char *what) { printf("first-light: %7.2f s %s\n", now_s() - t_start, what); }
-
-static void fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  printf("first-light: FAIL (");
-  vprintf(fmt, ap);
-  printf(")\n");
-  va_end(ap);
-  fflush(stdout);
-  exit(1);
-}
-
-// A guest that never gets an answer from the GPU must still end with a verdict.
-static void on_alarm(int sig) {
-  (void)sig;
-  static const char msg[] = "first-light: FAIL (watchdog: no result after 900 s)\n";
-  ssize_t r = write(1, msg, sizeof msg - 1);
-  (void)r;
-  _exit(1);
-}
-
-static int has_extension(const char *list, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = list; p && (p = strstr(p, name)) != NULL; p += n)
-    if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return 1;
-  return 0;
-}
-
-// Surfaceless first (no window system, no device node to pick), GBM on the render node otherwise.
-static EGLDisplay open_display(void) {
-  const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-  if (!client) fail("no EGL client extensions (EGL_EXT_client_extensions missing)");
-  PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display =
-      (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-  if (!get_platform_display) fail("eglGetPlatformDisplayEXT not available");
-  if (has_extension(client, "EGL_MESA_platform_surfaceless")) {
-    EGLDisplay d = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-    if (d != EGL_NO_DISPLAY) {
-      printf("first-light: EGL platform surfaceless\n");
-      return d;
-    }
-  }
-  if (!has_extension(client, "EGL_MESA_platform_gbm") && !has_extension(client, "EGL_KHR_platform_gbm"))
-    fail("neither EGL_MESA_platform_surfaceless nor a GBM platform (client extensions: %s)", client);
-  const char *node = "/dev/dri/renderD128";
-  int fd = open(node, O_RDWR | O_CLOEXEC);
-  if (fd < 0) fail("open %s: %s", node, strerror(errno));
-  struct gbm_device *gbm = gbm_create_device(fd);
-  if (!gbm) fail("gbm_create_device on %s failed", node);
-  EGLDisplay d = get_platform_display(EGL_PLATFORM_GBM_MESA, gbm, NULL);
-  if (d == EGL_NO_DISPLAY) fail("no EGL display for GBM on %s", node);
-  printf("first-light: EGL platform gbm on %s\n", node);
-  return d;
-}
-
-static const char *shader_source =
-    "#version 310 es\n"
-    "layout(local_size_x = 64) in;\n"
-    "layout(std430, binding = 0) readonly buffer A { float a[]; };\n"
-    "layout(std430, binding = 1) readonly buffer B { float b[]; };\n"
-    "layout(std430, binding = 2) writeonly buffer C { float c[]; };\n"
-    "uniform uint n;\n"
-    "void main() {\n"
-    "  uint i = gl_GlobalInvocationID.x;\n"
-    "  if (i < n) c[i] = a[i] + b[i];\n"
-    "}\n";
+static const char* shader_source = "#version 310 es\n"
+                                   "layout(local_size_x = 64) in;\n"
+                                   "layout(std430, binding = 0) readonly buffer A { float a[]; };\n"
+                                   "layout(std430, binding = 1) readonly buffer B { float b[]; };\n"
+                                   "layout(std430, binding = 2) writeonly buffer C { float c[]; };\n"
+                                   "uniform uint n;\n"
+                                   "void main() {\n"
+                                   "  uint i = gl_GlobalInvocationID.x;\n"
+                                   "  if (i < n) c[i] = a[i] + b[i];\n"
+                                   "}\n";
 
 static GLuint build_program(void) {
   GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
@@ -120,11 +43,11 @@ static GLuint build_program(void) {
   return prog;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   long n = 4096;
   if (argc > 1) {
-    char *end;
+    char* end;
     n = strtol(argv[1], &end, 0);
     if (*end || n < 1 || n > (1L << 24)) fail("bad element count '%s' (1..16777216)", argv[1]);
   }
@@ -137,7 +60,7 @@ int main(int argc, char **argv) {
   if (!eglInitialize(dpy, &major, &minor)) fail("eglInitialize: error 0x%x", eglGetError());
   printf("first-light: EGL %d.%d, vendor %s\n", major, minor, eglQueryString(dpy, EGL_VENDOR));
   step("EGL initialised");
-  const char *dpy_ext = eglQueryString(dpy, EGL_EXTENSIONS);
+  const char* dpy_ext = eglQueryString(dpy, EGL_EXTENSIONS);
   if (!has_extension(dpy_ext, "EGL_KHR_surfaceless_context"))
     fail("display lacks EGL_KHR_surfaceless_context");
   if (!eglBindAPI(EGL_OPENGL_ES_API)) fail("eglBindAPI(GLES): error 0x%x", eglGetError());
@@ -152,11 +75,13 @@ int main(int argc, char **argv) {
   static const EGLint ctx_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1, EGL_NONE};
   EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, ctx_attribs);
   if (ctx == EGL_NO_CONTEXT) fail("no GLES 3.1 context: error 0x%x", eglGetError());
-  if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) fail("eglMakeCurrent: error 0x%x", eglGetError());
-  printf("first-light: GL_VENDOR = %s\n", (const char *)glGetString(GL_VENDOR));
-  printf("first-light: GL_RENDERER = %s\n", (const char *)glGetString(GL_RENDERER));
-  printf("first-light: GL_VERSION = %s\n", (const char *)glGetString(GL_VERSION));
-  printf("first-light: GL_SHADING_LANGUAGE_VERSION = %s\n", (const char *)glGetString(GL_SHADING_LANGUAGE_VERSION));
+  if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx))
+    fail("eglMakeCurrent: error 0x%x", eglGetError());
+  printf("first-light: GL_VENDOR = %s\n", (const char*)glGetString(GL_VENDOR));
+  printf("first-light: GL_RENDERER = %s\n", (const char*)glGetString(GL_RENDERER));
+  printf("first-light: GL_VERSION = %s\n", (const char*)glGetString(GL_VERSION));
+  printf("first-light: GL_SHADING_LANGUAGE_VERSION = %s\n",
+         (const char*)glGetString(GL_SHADING_LANGUAGE_VERSION));
   step("GLES context current");
 
   GLuint prog = build_program();
@@ -173,15 +98,16 @@ int main(int argc, char **argv) {
   }
   GLuint bufs[3];
   glGenBuffers(3, bufs);
-  const float *init[3] = {a, b, NULL};
+  const float* init[3] = {a, b, NULL};
   for (int k = 0; k < 3; k++) {
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, bufs[k]);
-    glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, init[k], k < 2 ? GL_STATIC_DRAW : GL_DYNAMIC_READ);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, init[k],
+                 k < 2 ? GL_STATIC_DRAW : GL_DYNAMIC_READ);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, (GLuint)k, bufs[k]);
   }
   // The output starts as a pattern no correct sum produces (a NaN), so unwritten elements are caught.
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, bufs[2]);
-  float *c0 = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)bytes, GL_MAP_WRITE_BIT);
+  float* c0 = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)bytes, GL_MAP_WRITE_BIT);
   if (!c0) fail("glMapBufferRange(write) failed: GL error 0x%x", glGetError());
   memset(c0, 0xff, bytes);
   glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
@@ -195,7 +121,7 @@ int main(int argc, char **argv) {
   if (err != GL_NO_ERROR) fail("GL error 0x%x after dispatch", err);
 
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, bufs[2]);
-  const float *c = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)bytes, GL_MAP_READ_BIT);
+  const float* c = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLsizeiptr)bytes, GL_MAP_READ_BIT);
   if (!c) fail("glMapBufferRange(read) failed: GL error 0x%x", glGetError());
   step("dispatch finished, result mapped");
 
