@@ -13,7 +13,14 @@ public:
   // Now, as the CPU that is running sees it: the platform runs the CPUs one quantum at a time and advances
   // the clock once per round, so while a CPU runs, the time its accesses see (counter reads, device
   // registers) is the round's start plus the instructions it has retired since.
-  uint64_t ticks() const { return ticks_ + (progress_ ? progress_(progress_ctx_) - progress_start_ : 0); }
+  // CPUs take their quanta of a round one after another from the same start, so a later CPU's own progress
+  // may be behind what an earlier one already showed a device: time never goes back for anyone who looks.
+  uint64_t ticks() const {
+    uint64_t t = ticks_ + (progress_ ? progress_(progress_ctx_) - progress_start_ : 0);
+    if (t < seen_) t = seen_;
+    seen_ = t;
+    return t;
+  }
   void advance(uint64_t t) { ticks_ += t; }
   void advance_to(uint64_t t) {
     if (t > ticks_) ticks_ = t;
@@ -36,6 +43,7 @@ private:
   Progress progress_ = nullptr;
   const void* progress_ctx_ = nullptr;
   uint64_t progress_start_ = 0;
+  mutable uint64_t seen_ = 0; // the latest time ticks() returned (read on the CPU thread only)
 };
 
 } // namespace vplat::dev
