@@ -66,6 +66,7 @@ image-trixie:
 image-disk:
 	@./guest-images/build-disk.sh $(BUILD)/guest-disk
 
-# The default image with /init loading panfrost and its dependencies at boot.
+# The GPU guest: an initramfs whose /init loads panfrost and the disk modules at boot, plus a disk with Debian's
+# Mesa (EGL/GLES on panfrost) and our GLES compute workloads (boot it with --disk and vplat.root=/dev/vda).
 image-gpu:
-	@./guest-images/build-default.sh --with-gpu $(BUILD)/guest-gpu
+	@./guest-images/build-gpu.sh $(BUILD)/guest-gpu

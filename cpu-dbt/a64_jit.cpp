@@ -726,7 +726,10 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   // the attention flags are as they were (EL, DAIF, the power state and the FP trap cannot change inside
   // blocks: the instructions that change them are interpreted), and the budget covers the next block.
   uint64_t total = 0;
+  c.in_block_ = true;
   for (;;) {
+    c.block_base_retired_ = c.retired + total;
+    c.block_va_ = b->key.va;
     uint64_t r = b->fn(&c, attention);
     uint32_t k = static_cast<uint32_t>(r);
     total += k;
@@ -740,6 +743,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     b = im.lookup(c, budget_left, !im.sync);
     if (!b || !b->fn || b->len > budget_left || (b->fp && c.fp_trap_)) break;
   }
+  c.in_block_ = false;
   im.stats.insns_in_blocks += total;
   retired = static_cast<uint32_t>(total);
   return true;

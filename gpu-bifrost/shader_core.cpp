@@ -261,8 +261,13 @@ QuadExec::Status QuadExec::step() {
     barrier |= s.BARRIER != 0;
     if (c.tuple_count) commit_writes(s, c.tuples[c.tuple_count - 1], fma_out[i], add_out[i]);
     bool taken = s.NPC != c.next();
-    taken_lanes |= static_cast<uint8_t>(taken << i);
-    if (c.flow() == 0 && !taken) ended |= static_cast<uint8_t>(1u << i); // end of shader
+    // A thread ends at the end of an END clause it falls out of, or when it branches to address 0: Mesa
+    // lowers every branch to the end of the program (bi_is_terminal_block targets) to an absolute target of 0
+    // (an embedded constant 0 that is not PC-relative), in any clause, and its shaders run on Bifrost
+    // hardware; no clause is ever fetched there. Only the target's low 32 bits are encoded.
+    bool returns = taken && static_cast<uint32_t>(s.NPC) == 0;
+    taken_lanes |= static_cast<uint8_t>((taken && !returns) << i);
+    if ((c.flow() == 0 && !taken) || returns) ended |= static_cast<uint8_t>(1u << i); // end of shader
     pc_[i] = s.NPC;
   }
   live_ &= static_cast<uint8_t>(~ended);

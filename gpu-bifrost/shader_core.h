@@ -7,7 +7,8 @@
 //    lanes, with exactly the lanes at that PC active. Lanes that branch ahead wait there, so a forward branch
 //    reconverges at its target and a loop's exited lanes wait at the exit until the others leave the loop; when
 //    all lanes agree the quad runs as one (warp-level branch). This is the behaviour the header's reconvergence
-//    flags describe for the code Mesa emits (it does not model the flags themselves).
+//    flags describe for the code Mesa emits (it does not model the flags themselves). A lane ends when it
+//    leaves an END clause without branching or when it branches to address 0 (Mesa's "return").
 //  - Memory goes through a ShaderMemory (shader_memory.h: the GpuMmu directly, or a compute job's view of it; its faults end the run with the MMU's fault, like the hardware's job fault);
 //    an encoding the description does not know raises INSTR_INVALID_ENC (0x51), an unreadable or misaligned
 //    clause address INSTR_INVALID_PC (0x50) or the MMU fault. Nothing here can touch host memory.

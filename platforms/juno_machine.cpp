@@ -14,6 +14,13 @@ constexpr uint64_t kQuantum = 2000;
 // The RTC starts at a fixed time so that runs repeat exactly (2026-01-01 00:00:00 UTC).
 constexpr uint32_t kRtcEpoch = 1767225600;
 constexpr int kSpiBase = 32;
+// The virtual clock's view of a running core (VirtualClock::begin_quantum): time moves with each instruction,
+// as the generic timer does on hardware, not only between quanta. Linux's jitter entropy source
+// (try_to_generate_entropy) gives up when back-to-back counter reads mostly agree, and then getrandom()
+// blocks until enough interrupts have been counted.
+uint64_t retired_by(const void* core) {
+  return static_cast<const cpu::Core*>(core)->retired_exact();
+}
 static_assert(juno::kGpuClockHz == gpu::MaliG71::kGpuClockHz, "the DT clock and the GPU's cycle counter disagree");
 } // namespace
 
@@ -258,7 +265,9 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
       stats_->event({stats::TimelineEvent::Kind::CpuIdle, idle_since_[i], clock_.ticks(), i, "wfi"});
     waiting_[i] = false;
     gic_->set_current_cpu(static_cast<int>(i));
+    clock_.begin_quantum(&retired_by, &c);
     cpu::RunResult r = c.run(kQuantum);
+    clock_.end_quantum();
     instructions_ += r.retired;
     longest = std::max(longest, r.retired);
     switch (r.exit) {
@@ -421,7 +430,9 @@ gdb::Target::Stop JunoMachine::resume(bool step, int cpu, const std::vector<uint
     if (c.powered()) {
       waiting_[static_cast<size_t>(stopped_cpu)] = false;
       gic_->set_current_cpu(stopped_cpu);
+      clock_.begin_quantum(&retired_by, &c);
       cpu::RunResult r = c.run(1);
+      clock_.end_quantum();
       instructions_ += r.retired;
       if (r.exit == cpu::Exit::Idle) waiting_[static_cast<size_t>(stopped_cpu)] = true;
       clock_.advance(r.retired);

@@ -207,13 +207,14 @@ TEST_P(ComputeJobs, AtomicHistogram) {
   d.groups[0] = 6;
   d.preload = kPreloadGlobalX;
   d.push = {kIn, kOut};
-  d.clauses = {times4("r60"),
-               "header flow=3 sr=10 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
-               "tuple ; *NOP ; +LOAD.i32 src0=7 src1=3 seg=1",
-               times4("r10"),
-               "header flow=3\ntuple p0=r2 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\n"
-               "tuple fau=u1 ; *NOP ; +MOV.i32 src0=5 ; add->r1",
-               "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src1=0 src2=1"};
+  d.clauses = {
+      times4("r60"),
+      "header flow=3 sr=10 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
+      "tuple ; *NOP ; +LOAD.i32 src0=7 src1=3 seg=1",
+      times4("r10"),
+      "header flow=3\ntuple p0=r2 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\n"
+      "tuple fau=u1 ; *NOP ; +MOV.i32 src0=5 ; add->r1",
+      "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src0=0 src1=1"};
   run(d);
   EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
   for (unsigned b = 0; b < buckets; ++b) EXPECT_EQ(get32(kOut + 4 * b), want[b]) << "bucket " << b;
