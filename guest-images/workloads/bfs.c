@@ -27,18 +27,19 @@ static const struct wl_kernel_src kKernel = {
             "    }\n"
             "  }\n"
             "}\n",
-    .cl = "__kernel void bfs(__global const uint* row_start, __global const uint* col, __global uint* level,\n"
-          "                  __global uint* changed, uint n, uint current) {\n"
-          "  uint v = get_global_id(0);\n"
-          "  if (v >= n || level[v] != current) return;\n"
-          "  for (uint e = row_start[v]; e < row_start[v + 1u]; ++e) {\n"
-          "    uint u = col[e];\n"
-          "    if (level[u] == 0xffffffffu) {\n"
-          "      level[u] = current + 1u;\n"
-          "      *changed = 1u;\n"
-          "    }\n"
-          "  }\n"
-          "}\n",
+    .cl =
+        "__kernel void bfs(__global const uint* row_start, __global const uint* col, __global uint* level,\n"
+        "                  __global uint* changed, uint n, uint current) {\n"
+        "  uint v = get_global_id(0);\n"
+        "  if (v >= n || level[v] != current) return;\n"
+        "  for (uint e = row_start[v]; e < row_start[v + 1u]; ++e) {\n"
+        "    uint u = col[e];\n"
+        "    if (level[u] == 0xffffffffu) {\n"
+        "      level[u] = current + 1u;\n"
+        "      *changed = 1u;\n"
+        "    }\n"
+        "  }\n"
+        "}\n",
     .cl_entry = "bfs",
     .local = {128, 1, 1},
 };

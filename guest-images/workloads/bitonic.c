@@ -38,7 +38,6 @@ static const struct wl_kernel_src kKernel = {
     .local = {128, 1, 1},
 };
 
-
 static int cmp_u32(const void* a, const void* b) {
   uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
   return x < y ? -1 : x > y;

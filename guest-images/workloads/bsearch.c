@@ -21,7 +21,8 @@ static const struct wl_kernel_src kKernel = {
             "  }\n"
             "  result[i] = lo;\n"
             "}\n",
-    .cl = "__kernel void lower_bound(__global const uint* key, __global const uint* query, __global uint* result, uint n,\n"
+    .cl = "__kernel void lower_bound(__global const uint* key, __global const uint* query, __global uint* "
+          "result, uint n,\n"
           "                          uint q) {\n"
           "  uint i = get_global_id(0);\n"
           "  if (i >= q) return;\n"

@@ -30,7 +30,8 @@ static const struct wl_kernel_src kRows = {
             "  for (int k = 0; k <= 2 * RADIUS; ++k) acc += weight[k] * seg[lid + k];\n"
             "  dst[y * width + x] = acc;\n"
             "}\n",
-    .cl = "__kernel void conv_rows(__global const float* src, __global float* dst, __global const float* weight,\n"
+    .cl = "__kernel void conv_rows(__global const float* src, __global float* dst, __global const float* "
+          "weight,\n"
           "                        int width) {\n"
           "  __local float seg[128 + 2 * RADIUS];\n"
           "  int lid = get_local_id(0), y = get_group_id(1);\n"
@@ -61,7 +62,8 @@ static const struct wl_kernel_src kCols = {
             "    acc += weight[k] * src[clamp(y + k - RADIUS, 0, height - 1) * width + x];\n"
             "  dst[y * width + x] = acc;\n"
             "}\n",
-    .cl = "__kernel void conv_cols(__global const float* src, __global float* dst, __global const float* weight,\n"
+    .cl = "__kernel void conv_cols(__global const float* src, __global float* dst, __global const float* "
+          "weight,\n"
           "                        int width, int height) {\n"
           "  int x = get_global_id(0), y = get_global_id(1);\n"
           "  if (x >= width || y >= height) return;\n"

@@ -32,7 +32,8 @@ static const struct wl_kernel_src kKernel = {
             "  }\n"
             "  if (i < q) result[i] = uvec2(best_index, best);\n"
             "}\n",
-    .cl = "__kernel void nearest(__global const int2* point, __global const int2* query, __global uint2* result, uint p,\n"
+    .cl = "__kernel void nearest(__global const int2* point, __global const int2* query, __global uint2* "
+          "result, uint p,\n"
           "                      uint q) {\n"
           "  __local int2 tile[128];\n"
           "  uint lid = get_local_id(0), i = get_global_id(0);\n"

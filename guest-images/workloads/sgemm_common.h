@@ -77,6 +77,7 @@ __attribute__((noreturn)) static inline void sgemm_check(struct wl* w, struct sg
   "layout(std430, binding = 1) readonly buffer MatB { float B[]; };\n"                                       \
   "layout(std430, binding = 2) writeonly buffer MatC { float C[]; };\n"                                      \
   "uniform uint M, N, K;\n"
-#define SGEMM_CL_ARGS "(__global const float* A, __global const float* B, __global float* C, uint M, uint N, uint K)"
+#define SGEMM_CL_ARGS                                                                                        \
+  "(__global const float* A, __global const float* B, __global float* C, uint M, uint N, uint K)"
 
 #endif

@@ -2,14 +2,13 @@
 #include "sgemm_common.h"
 
 static const struct wl_kernel_src kKernel = {
-    .glsl =
-    "layout(local_size_x = 16, local_size_y = 8) in;\n" SGEMM_BUFFERS "void main() {\n"
-    "  uint col = gl_GlobalInvocationID.x, row = gl_GlobalInvocationID.y;\n"
-    "  if (row >= M || col >= N) return;\n"
-    "  float acc = 0.0;\n"
-    "  for (uint i = 0u; i < K; ++i) acc += A[row * K + i] * B[i * N + col];\n"
-    "  C[row * N + col] = acc;\n"
-    "}\n",
+    .glsl = "layout(local_size_x = 16, local_size_y = 8) in;\n" SGEMM_BUFFERS "void main() {\n"
+            "  uint col = gl_GlobalInvocationID.x, row = gl_GlobalInvocationID.y;\n"
+            "  if (row >= M || col >= N) return;\n"
+            "  float acc = 0.0;\n"
+            "  for (uint i = 0u; i < K; ++i) acc += A[row * K + i] * B[i * N + col];\n"
+            "  C[row * N + col] = acc;\n"
+            "}\n",
     .cl = "__kernel void sgemm_naive" SGEMM_CL_ARGS " {\n"
           "  uint col = get_global_id(0), row = get_global_id(1);\n"
           "  if (row >= M || col >= N) return;\n"

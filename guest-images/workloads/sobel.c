@@ -10,20 +10,21 @@
 #include <stdlib.h>
 
 static const struct wl_kernel_src kKernel = {
-    .glsl = "layout(local_size_x = 16, local_size_y = 8) in;\n"
-            "layout(std430, binding = 0) readonly buffer Src { float src[]; };\n"
-            "layout(std430, binding = 1) writeonly buffer Dst { float dst[]; };\n"
-            "uniform int width, height;\n"
-            "float px(int x, int y) { return src[clamp(y, 0, height - 1) * width + clamp(x, 0, width - 1)]; }\n"
-            "void main() {\n"
-            "  int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);\n"
-            "  if (x >= width || y >= height) return;\n"
-            "  float gx = (px(x + 1, y - 1) + 2.0 * px(x + 1, y) + px(x + 1, y + 1)) -\n"
-            "             (px(x - 1, y - 1) + 2.0 * px(x - 1, y) + px(x - 1, y + 1));\n"
-            "  float gy = (px(x - 1, y + 1) + 2.0 * px(x, y + 1) + px(x + 1, y + 1)) -\n"
-            "             (px(x - 1, y - 1) + 2.0 * px(x, y - 1) + px(x + 1, y - 1));\n"
-            "  dst[y * width + x] = sqrt(gx * gx + gy * gy);\n"
-            "}\n",
+    .glsl =
+        "layout(local_size_x = 16, local_size_y = 8) in;\n"
+        "layout(std430, binding = 0) readonly buffer Src { float src[]; };\n"
+        "layout(std430, binding = 1) writeonly buffer Dst { float dst[]; };\n"
+        "uniform int width, height;\n"
+        "float px(int x, int y) { return src[clamp(y, 0, height - 1) * width + clamp(x, 0, width - 1)]; }\n"
+        "void main() {\n"
+        "  int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);\n"
+        "  if (x >= width || y >= height) return;\n"
+        "  float gx = (px(x + 1, y - 1) + 2.0 * px(x + 1, y) + px(x + 1, y + 1)) -\n"
+        "             (px(x - 1, y - 1) + 2.0 * px(x - 1, y) + px(x - 1, y + 1));\n"
+        "  float gy = (px(x - 1, y + 1) + 2.0 * px(x, y + 1) + px(x + 1, y + 1)) -\n"
+        "             (px(x - 1, y - 1) + 2.0 * px(x, y - 1) + px(x + 1, y - 1));\n"
+        "  dst[y * width + x] = sqrt(gx * gx + gy * gy);\n"
+        "}\n",
     .cl = "#define PX(x, y) src[clamp(y, 0, height - 1) * width + clamp(x, 0, width - 1)]\n"
           "__kernel void sobel(__global const float* src, __global float* dst, int width, int height) {\n"
           "  int x = get_global_id(0), y = get_global_id(1);\n"

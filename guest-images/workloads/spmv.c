@@ -23,7 +23,8 @@ static const struct wl_kernel_src kKernel = {
             "  for (uint e = row_start[r]; e < row_start[r + 1u]; ++e) acc += val[e] * x[col[e]];\n"
             "  y[r] = acc;\n"
             "}\n",
-    .cl = "__kernel void spmv(__global const uint* row_start, __global const uint* col, __global const float* val,\n"
+    .cl = "__kernel void spmv(__global const uint* row_start, __global const uint* col, __global const "
+          "float* val,\n"
           "                   __global const float* x, __global float* y, uint rows) {\n"
           "  uint r = get_global_id(0);\n"
           "  if (r >= rows) return;\n"

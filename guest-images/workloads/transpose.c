@@ -25,20 +25,21 @@ static const struct wl_kernel_src kKernel = {
             "    if (x < height && y < width) dst[y * height + x] = tile[tx][r];\n"
             "  }\n"
             "}\n",
-    .cl = "__kernel void transpose(__global const float* src, __global float* dst, uint width, uint height) {\n"
-          "  __local float tile[16][17];\n"
-          "  uint tx = get_local_id(0), ty = get_local_id(1);\n"
-          "  uint bx = get_group_id(0) * 16u, by = get_group_id(1) * 16u;\n"
-          "  for (uint r = ty; r < 16u; r += 8u) {\n"
-          "    uint x = bx + tx, y = by + r;\n"
-          "    tile[r][tx] = (x < width && y < height) ? src[y * width + x] : 0.0f;\n"
-          "  }\n"
-          "  barrier(CLK_LOCAL_MEM_FENCE);\n"
-          "  for (uint r = ty; r < 16u; r += 8u) {\n"
-          "    uint x = by + tx, y = bx + r;\n"
-          "    if (x < height && y < width) dst[y * height + x] = tile[tx][r];\n"
-          "  }\n"
-          "}\n",
+    .cl =
+        "__kernel void transpose(__global const float* src, __global float* dst, uint width, uint height) {\n"
+        "  __local float tile[16][17];\n"
+        "  uint tx = get_local_id(0), ty = get_local_id(1);\n"
+        "  uint bx = get_group_id(0) * 16u, by = get_group_id(1) * 16u;\n"
+        "  for (uint r = ty; r < 16u; r += 8u) {\n"
+        "    uint x = bx + tx, y = by + r;\n"
+        "    tile[r][tx] = (x < width && y < height) ? src[y * width + x] : 0.0f;\n"
+        "  }\n"
+        "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "  for (uint r = ty; r < 16u; r += 8u) {\n"
+        "    uint x = by + tx, y = bx + r;\n"
+        "    if (x < height && y < width) dst[y * height + x] = tile[tx][r];\n"
+        "  }\n"
+        "}\n",
     .cl_entry = "transpose",
     .local = {16, 8, 1},
 };

@@ -16,7 +16,8 @@ static const struct wl_kernel_src kKernel = {
             "  uint i = gl_GlobalInvocationID.x;\n"
             "  if (i < n) c[i] = a[i] + b[i];\n"
             "}\n",
-    .cl = "__kernel void vecadd(__global const float* a, __global const float* b, __global float* c, uint n) {\n"
+    .cl = "__kernel void vecadd(__global const float* a, __global const float* b, __global float* c, uint n) "
+          "{\n"
           "  uint i = get_global_id(0);\n"
           "  if (i < n) c[i] = a[i] + b[i];\n"
           "}\n",

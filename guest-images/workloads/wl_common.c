@@ -75,12 +75,13 @@ static void on_watchdog(int sig) {
 }
 
 static void usage(const char* name) {
-  printf("usage: %s [--quick] [--skip-unavailable] [--expect-fault]\n"
-         "  --quick             tiny sizes (make check)\n"
-         "  --skip-unavailable  exit 77 (SKIP) when no usable GPU device can be opened\n"
-         "  --expect-fault      (fault workload) FAIL unless the GPU fault was observed\n"
-         "environment: WL_EXPECT_RENDERER=<substring of the device name>, WL_TIMEOUT=<seconds, default 1200>\n",
-         name);
+  printf(
+      "usage: %s [--quick] [--skip-unavailable] [--expect-fault]\n"
+      "  --quick             tiny sizes (make check)\n"
+      "  --skip-unavailable  exit 77 (SKIP) when no usable GPU device can be opened\n"
+      "  --expect-fault      (fault workload) FAIL unless the GPU fault was observed\n"
+      "environment: WL_EXPECT_RENDERER=<substring of the device name>, WL_TIMEOUT=<seconds, default 1200>\n",
+      name);
 }
 
 void wl_start(struct wl* w, const char* name, int argc, char** argv) {

@@ -1,6 +1,7 @@
-// The part of the GPU workload harness that does not depend on the GPU API (guest-images/workloads/README.md).
-// Every workload is one program that runs its kernel on the GPU, checks the result against a CPU reference
-// computed in the same program, and prints exactly one result line that bench/gpu_suite.py parses:
+// The part of the GPU workload harness that does not depend on the GPU API
+// (guest-images/workloads/README.md). Every workload is one program that runs its kernel on the GPU, checks
+// the result against a CPU reference computed in the same program, and prints exactly one result line that
+// bench/gpu_suite.py parses:
 //
 //   WORKLOAD <name> <sizes> PASS gpu_jobs=<dispatches> gpu_s=<seconds> total_s=<seconds> check=<how>
 //   WORKLOAD <name> <sizes> FAIL gpu_jobs=<dispatches> gpu_s=<seconds> total_s=<seconds> reason=<text to eol>
@@ -10,8 +11,8 @@
 //
 // Two back ends implement the GPU side: GLES 3.1 compute through EGL (workload.c, programs wl-NAME) and
 // OpenCL 1.2 (workload_cl.c, programs wlcl-NAME). A workload written against the API-neutral calls below
-// (wl_kernel, wl_buffer, wl_arg_*, wl_run) carries its kernel in both languages and is built against each back
-// end from the same source, so sizes, inputs, CPU reference and comparison are one piece of code.
+// (wl_kernel, wl_buffer, wl_arg_*, wl_run) carries its kernel in both languages and is built against each
+// back end from the same source, so sizes, inputs, CPU reference and comparison are one piece of code.
 #ifndef VPLAT_WL_COMMON_H
 #define VPLAT_WL_COMMON_H
 
@@ -47,9 +48,10 @@ struct wl {
 // --- Provided by each back end ---
 
 // Parses the command line (--quick, --skip-unavailable, --expect-fault, --help), arms a watchdog (WL_TIMEOUT
-// seconds, default 1200) and opens the device; prints one "# " line naming it. With WL_EXPECT_RENDERER=<substring>
-// (GLES: of GL_RENDERER; OpenCL: of "<platform> / <device>") a different device is a FAIL, so that a guest run
-// cannot silently fall back to a software implementation. Never returns on failure.
+// seconds, default 1200) and opens the device; prints one "# " line naming it. With
+// WL_EXPECT_RENDERER=<substring> (GLES: of GL_RENDERER; OpenCL: of "<platform> / <device>") a different
+// device is a FAIL, so that a guest run cannot silently fall back to a software implementation. Never returns
+// on failure.
 void wl_init(struct wl* w, const char* name, int argc, char** argv, unsigned flags);
 void wl_gpu_begin(struct wl* w);
 void wl_gpu_end(struct wl* w); // waits for the GPU (glFinish / clFinish), adds the span to gpu_seconds
@@ -57,11 +59,11 @@ void wl_gpu_end(struct wl* w); // waits for the GPU (glFinish / clFinish), adds 
 // the output was compared, e.g. "exact" or "abs<=1e-5".
 __attribute__((noreturn)) void wl_finish(struct wl* w, int ok, const char* check);
 
-// One compute kernel in both languages. `defines` ("#define X 1\n" lines) precede either source. The GLSL body
-// follows "#version 310 es" and declares its local size; `local` must match it (checked), and is the OpenCL
-// work-group size. In OpenCL, the kernel called `cl_entry` takes its buffers and scalars as arguments, in the
-// order the wl_arg_* calls number them; in GLSL, a buffer argument's index is its SSBO binding and a scalar
-// is the uniform called `name`.
+// One compute kernel in both languages. `defines` ("#define X 1\n" lines) precede either source. The GLSL
+// body follows "#version 310 es" and declares its local size; `local` must match it (checked), and is the
+// OpenCL work-group size. In OpenCL, the kernel called `cl_entry` takes its buffers and scalars as arguments,
+// in the order the wl_arg_* calls number them; in GLSL, a buffer argument's index is its SSBO binding and a
+// scalar is the uniform called `name`.
 struct wl_kernel_src {
   const char* glsl;
   const char* cl;

@@ -68,7 +68,7 @@ void wl_init(struct wl* w, const char* name, int argc, char** argv, unsigned fla
   const char* client_ext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
   if (!client_ext || !has_word(client_ext, "EGL_MESA_platform_surfaceless"))
     wl_unavailable(w, "EGL has no EGL_MESA_platform_surfaceless (client extensions: %s)",
-                client_ext ? client_ext : "none");
+                   client_ext ? client_ext : "none");
   w->dpy = eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
   EGLint major = 0, minor = 0;
   if (w->dpy == EGL_NO_DISPLAY || !eglInitialize(w->dpy, &major, &minor))
@@ -208,7 +208,6 @@ void wl_finish(struct wl* w, int ok, const char* check) {
   exit(WL_EXIT_PASS);
 }
 
-
 // The API-neutral calls (wl_common.h) on GLES: a kernel remembers its SSBO bindings and binds them at each
 // dispatch, so kernels that use the same binding numbers for different buffers do not disturb each other.
 #define WL_GLES_MAX_BINDINGS 16
@@ -227,8 +226,8 @@ struct wl_kernel* wl_kernel(struct wl* w, const char* defines, const struct wl_k
   glGetProgramiv(k->prog, GL_COMPUTE_WORK_GROUP_SIZE, size);
   if ((unsigned)size[0] != src->local[0] || (unsigned)size[1] != src->local[1] ||
       (unsigned)size[2] != src->local[2])
-    wl_fail(w, "kernel %s: GLSL local size %dx%dx%d differs from the declared %ux%ux%u", src->cl_entry, size[0],
-            size[1], size[2], src->local[0], src->local[1], src->local[2]);
+    wl_fail(w, "kernel %s: GLSL local size %dx%dx%d differs from the declared %ux%ux%u", src->cl_entry,
+            size[0], size[1], size[2], src->local[0], src->local[1], src->local[2]);
   return k;
 }
 

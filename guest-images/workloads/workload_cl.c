@@ -60,8 +60,8 @@ void wl_init(struct wl* w, const char* name, int argc, char** argv, unsigned fla
   cl_ulong local_mem = 0;
   clGetDeviceInfo(g_device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
   clGetDeviceInfo(g_device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem, NULL);
-  printf("# %s: OpenCL platform=%s, device=%s, version=%s, max work-group %zu, local %llu bytes\n", name, pname,
-         dname, dversion, max_wg, (unsigned long long)local_mem);
+  printf("# %s: OpenCL platform=%s, device=%s, version=%s, max work-group %zu, local %llu bytes\n", name,
+         pname, dname, dversion, max_wg, (unsigned long long)local_mem);
   fflush(stdout);
   const char* expect = getenv("WL_EXPECT_RENDERER");
   if (expect && *expect && !strstr(pname, expect) && !strstr(dname, expect))
@@ -128,7 +128,8 @@ void wl_buffer_read(struct wl* w, struct wl_buffer* b, size_t offset, size_t byt
 static void set_arg(struct wl* w, struct wl_kernel* k, unsigned index, size_t size, const void* value,
                     const char* what) {
   cl_int err = clSetKernelArg(k->kernel, index, size, value);
-  if (err != CL_SUCCESS) wl_fail(w, "OpenCL error %d setting argument %u (%s) of %s", err, index, what, k->entry);
+  if (err != CL_SUCCESS)
+    wl_fail(w, "OpenCL error %d setting argument %u (%s) of %s", err, index, what, k->entry);
 }
 void wl_arg_buffer(struct wl* w, struct wl_kernel* k, unsigned index, struct wl_buffer* b) {
   set_arg(w, k, index, sizeof b->mem, &b->mem, "buffer");
@@ -163,7 +164,8 @@ void wl_gpu_end(struct wl* w) {
 
 void wl_finish(struct wl* w, int ok, const char* check_how) {
   check(w, clFinish(g_queue), "clFinish");
-  if (!ok) wl_fail(w, "GPU result differs from the CPU reference (check %s; mismatches on stderr)", check_how);
+  if (!ok)
+    wl_fail(w, "GPU result differs from the CPU reference (check %s; mismatches on stderr)", check_how);
   wl_print_pass(w, check_how);
   clReleaseCommandQueue(g_queue);
   clReleaseContext(g_context);
