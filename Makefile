@@ -56,7 +56,7 @@ clean:
 # Guest images from Debian arm64 packages (guest-images/README.md); downloads are cached outside the repo.
 # Each carries Debian's panfrost module and our GPU test program panfrost-smoke; in the guest, vplat-gpu-load
 # loads the module.
-.PHONY: image image-trixie image-disk image-gpu
+.PHONY: image image-trixie image-disk image-gpu image-gpu-trixie
 image:
 	@./guest-images/build-default.sh $(BUILD)/guest
 
@@ -69,3 +69,7 @@ image-disk:
 # The default image with /init loading panfrost and its dependencies at boot.
 image-gpu:
 	@./guest-images/build-default.sh --with-gpu $(BUILD)/guest-gpu
+
+# trixie's Mesa 25 with Rusticl (OpenCL) on a disk, with the GLES and OpenCL workloads (guest-images/workloads).
+image-gpu-trixie:
+	@./guest-images/build-gpu-trixie.sh $(BUILD)/guest-gpu-trixie

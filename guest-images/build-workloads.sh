@@ -26,7 +26,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
-SUITE=bookworm out= opencl=0
+SUITE=bookworm out='' opencl=0
 while [ $# -gt 0 ]; do
   case $1 in
     --suite) SUITE=${2:?}; shift ;;
