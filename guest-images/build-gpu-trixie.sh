@@ -69,13 +69,21 @@ for s in "${specs[@]}"; do
   fetch_deb "$s"
   dpkg-deb -x "$DEB_PATH" "$tree"
 done
+# trixie is merged-/usr: its packages put the dynamic loader and libraries only under /usr/lib, and a trixie
+# system reaches them through /lib -> usr/lib. Our userland has a real /lib (for /lib/modules), so link the two
+# names the loader and programs use (PT_INTERP /lib/ld-linux-aarch64.so.1).
+if [ -d "$tree/lib/aarch64-linux-gnu" ] && [ ! -L "$tree/lib/aarch64-linux-gnu" ]; then
+  cp -a "$tree/lib/aarch64-linux-gnu/." "$tree/usr/lib/aarch64-linux-gnu/"
+  rm -rf "$tree/lib/aarch64-linux-gnu"
+fi
+[ -e "$tree/lib/aarch64-linux-gnu" ] || ln -s ../usr/lib/aarch64-linux-gnu "$tree/lib/aarch64-linux-gnu"
+[ -e "$tree/lib/ld-linux-aarch64.so.1" ] || ln -s ../usr/lib/ld-linux-aarch64.so.1 "$tree/lib/ld-linux-aarch64.so.1"
 mesa_version=$(deb_field "${APT_INFO[mesa-opencl-icd:arm64]}" Version)
 libdir=$tree/usr/lib/aarch64-linux-gnu
 [ -f "$libdir/libRusticlOpenCL.so.1" ] || die "mesa-opencl-icd has no libRusticlOpenCL.so.1"
 [ -f "$tree/etc/OpenCL/vendors/rusticl.icd" ] || die "mesa-opencl-icd has no /etc/OpenCL/vendors/rusticl.icd"
 [ -f "$libdir/libOpenCL.so.1" ] || die "ocl-icd-libopencl1 has no libOpenCL.so.1"
-[ -e "$tree/lib/ld-linux-aarch64.so.1" ] || [ -e "$tree/usr/lib/ld-linux-aarch64.so.1" ] ||
-  die "libc6:arm64 has no ld-linux-aarch64.so.1"
+[ -e "$tree/lib/ld-linux-aarch64.so.1" ] || die "libc6:arm64 has no ld-linux-aarch64.so.1"
 # libclc's SPIR-V library is what Rusticl links every kernel against; without it no device is offered.
 compgen -G "$tree/usr/lib/clc/spirv64-mesa3d-.spv" >/dev/null || compgen -G "$tree/usr/lib/clc/*/spirv64-mesa3d-.spv" \
   >/dev/null || log "warning: no spirv64-mesa3d-.spv from libclc in the tree (Rusticl will refuse the device)"

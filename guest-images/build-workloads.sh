@@ -50,8 +50,9 @@ for p in "${PACKAGES[@]}"; do specs+=("$p:arm64"); done
 [ "$opencl" = 0 ] || specs+=(opencl-c-headers:all)
 apt_index "${specs[@]}"
 # trixie's linux-libc-dev is Architecture: all, bookworm's per architecture.
+apt_index linux-libc-dev:arm64
 libc_headers=linux-libc-dev:arm64
-apt_index "$libc_headers" 2>/dev/null || libc_headers=linux-libc-dev:all
+[ -n "${APT_INFO[$libc_headers]:-}" ] || libc_headers=linux-libc-dev:all
 specs+=("$libc_headers")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/vplat-wl.XXXXXX")
@@ -62,6 +63,9 @@ for s in "${specs[@]}"; do
   fetch_deb "$s"
   dpkg-deb -x "$DEB_PATH" "$sysroot"
 done
+# trixie's packages assume merged /usr: its libc's linker scripts name /lib/aarch64-linux-gnu/..., which exists
+# only as the /lib -> usr/lib link that a trixie system has.
+[ -e "$sysroot/lib" ] || ln -s usr/lib "$sysroot/lib"
 headers=(EGL/egl.h GLES3/gl31.h KHR/khrplatform.h)
 [ "$opencl" = 0 ] || headers+=(CL/cl.h)
 for h in "${headers[@]}"; do
