@@ -1,4 +1,4 @@
-// Harness of the GPU workload suite; see workload.h for the result-line format.
+// GLES 3.1 back end of the workload harness (EGL surfaceless, SSBOs); wl_common.h has the result-line format.
 #define _GNU_SOURCE
 #include "workload.h"
 
