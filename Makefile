@@ -56,7 +56,7 @@ clean:
 # Guest images from Debian arm64 packages (guest-images/README.md); downloads are cached outside the repo.
 # Each carries Debian's panfrost module and our GPU test program panfrost-smoke; in the guest, vplat-gpu-load
 # loads the module.
-.PHONY: image image-trixie image-disk image-gpu
+.PHONY: image image-trixie image-disk image-gpu image-gpu-trixie
 image:
 	@./guest-images/build-default.sh $(BUILD)/guest
 
@@ -70,3 +70,7 @@ image-disk:
 # Mesa (EGL/GLES on panfrost) and our GLES compute workloads (boot it with --disk and vplat.root=/dev/vda).
 image-gpu:
 	@./guest-images/build-gpu.sh $(BUILD)/guest-gpu
+
+# trixie's Mesa 25 with Rusticl (OpenCL) on a disk, with the GLES and OpenCL workloads (guest-images/workloads).
+image-gpu-trixie:
+	@./guest-images/build-gpu-trixie.sh $(BUILD)/guest-gpu-trixie

@@ -105,6 +105,8 @@ def main():
                 suite_done = True
             elif renderer is None and "GL_RENDERER=" in line and line.startswith("# "):
                 renderer = line.split("GL_RENDERER=", 1)[1].split(", GL_VERSION=")
+            elif renderer is None and " OpenCL platform=" in line and line.startswith("# "):
+                renderer = line.split("platform=", 1)[1].split(", version=")
     status = proc.wait()
     timer.cancel()
     total = time.monotonic() - t0

@@ -5,7 +5,7 @@
 // * sum|w in|, see sgemm_common.h); the sigmoid's slope is at most 1/4 and exp() adds a few ULP (we allow
 // 1e-6 more). A weight update is three roundings of terms <= |eta delta in| + |momentum old| + |w|: we allow
 // 4 * 2^-23 of that sum.
-#include "workload.h"
+#include "wl_common.h"
 
 #include <float.h>
 #include <math.h>
@@ -13,52 +13,96 @@
 #include <stdlib.h>
 
 #define HIDDEN 16
-static const char kForward[] =
-    "layout(local_size_x = 16, local_size_y = 8) in;\n" // x: hidden unit, y: one of 8 lanes over the inputs
-    "layout(std430, binding = 0) readonly buffer In { float in_unit[]; };\n"
-    "layout(std430, binding = 1) readonly buffer W { float weight[]; };\n" // [i * 16 + j]
-    "layout(std430, binding = 2) writeonly buffer Partial { float partial[]; };\n"
-    "uniform uint n_in;\n"
-    "shared float lane_sum[8][16];\n"
-    "void main() {\n"
-    "  uint j = gl_LocalInvocationID.x, lane = gl_LocalInvocationID.y;\n"
-    "  uint base = gl_WorkGroupID.x * 256u;\n"
-    "  float acc = 0.0;\n"
-    "  for (uint i = base + lane; i < min(base + 256u, n_in); i += 8u) acc += weight[i * 16u + j] * "
-    "in_unit[i];\n"
-    "  lane_sum[lane][j] = acc;\n"
-    "  for (uint s = 4u; s > 0u; s >>= 1) {\n"
-    "    memoryBarrierShared();\n"
-    "    barrier();\n"
-    "    if (lane < s) lane_sum[lane][j] += lane_sum[lane + s][j];\n"
-    "  }\n"
-    "  if (lane == 0u) partial[gl_WorkGroupID.x * 16u + j] = lane_sum[0][j];\n"
-    "}\n";
-static const char kActivate[] = "layout(local_size_x = 16) in;\n"
-                                "layout(std430, binding = 2) readonly buffer Partial { float partial[]; };\n"
-                                "layout(std430, binding = 3) writeonly buffer Hidden { float hidden[]; };\n"
-                                "uniform uint chunks;\n"
-                                "void main() {\n"
-                                "  uint j = gl_LocalInvocationID.x;\n"
-                                "  float s = 0.0;\n"
-                                "  for (uint c = 0u; c < chunks; ++c) s += partial[c * 16u + j];\n"
-                                "  hidden[j] = 1.0 / (1.0 + exp(-s));\n"
-                                "}\n";
-static const char kAdjust[] = "layout(local_size_x = 16, local_size_y = 8) in;\n"
-                              "layout(std430, binding = 0) readonly buffer In { float in_unit[]; };\n"
-                              "layout(std430, binding = 1) buffer W { float weight[]; };\n"
-                              "layout(std430, binding = 4) readonly buffer Delta { float delta[]; };\n"
-                              "layout(std430, binding = 5) buffer OldDw { float old_dw[]; };\n"
-                              "uniform uint n_in;\n"
-                              "uniform float eta, momentum;\n"
-                              "void main() {\n"
-                              "  uint j = gl_GlobalInvocationID.x, i = gl_GlobalInvocationID.y;\n"
-                              "  if (i >= n_in) return;\n"
-                              "  uint k = i * 16u + j;\n"
-                              "  float dw = eta * delta[j] * in_unit[i] + momentum * old_dw[k];\n"
-                              "  weight[k] += dw;\n"
-                              "  old_dw[k] = dw;\n"
-                              "}\n";
+static const struct wl_kernel_src kForward = {
+    .glsl = "layout(local_size_x = 16, local_size_y = 8) in;\n" // x: hidden unit, y: one of 8 lanes over the
+                                                                // inputs
+            "layout(std430, binding = 0) readonly buffer In { float in_unit[]; };\n"
+            "layout(std430, binding = 1) readonly buffer W { float weight[]; };\n" // [i * 16 + j]
+            "layout(std430, binding = 2) writeonly buffer Partial { float partial[]; };\n"
+            "uniform uint n_in;\n"
+            "shared float lane_sum[8][16];\n"
+            "void main() {\n"
+            "  uint j = gl_LocalInvocationID.x, lane = gl_LocalInvocationID.y;\n"
+            "  uint base = gl_WorkGroupID.x * 256u;\n"
+            "  float acc = 0.0;\n"
+            "  for (uint i = base + lane; i < min(base + 256u, n_in); i += 8u) acc += weight[i * 16u + j] * "
+            "in_unit[i];\n"
+            "  lane_sum[lane][j] = acc;\n"
+            "  for (uint s = 4u; s > 0u; s >>= 1) {\n"
+            "    memoryBarrierShared();\n"
+            "    barrier();\n"
+            "    if (lane < s) lane_sum[lane][j] += lane_sum[lane + s][j];\n"
+            "  }\n"
+            "  if (lane == 0u) partial[gl_WorkGroupID.x * 16u + j] = lane_sum[0][j];\n"
+            "}\n",
+    .cl = "__kernel void layer_forward(__global const float* in_unit, __global const float* weight,\n"
+          "                            __global float* partial, uint n_in) {\n"
+          "  __local float lane_sum[8][16];\n"
+          "  uint j = get_local_id(0), lane = get_local_id(1);\n"
+          "  uint base = get_group_id(0) * 256u;\n"
+          "  float acc = 0.0f;\n"
+          "  for (uint i = base + lane; i < min(base + 256u, n_in); i += 8u) acc += weight[i * 16u + j] * "
+          "in_unit[i];\n"
+          "  lane_sum[lane][j] = acc;\n"
+          "  for (uint s = 4u; s > 0u; s >>= 1) {\n"
+          "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+          "    if (lane < s) lane_sum[lane][j] += lane_sum[lane + s][j];\n"
+          "  }\n"
+          "  if (lane == 0u) partial[get_group_id(0) * 16u + j] = lane_sum[0][j];\n"
+          "}\n",
+    .cl_entry = "layer_forward",
+    .local = {16, 8, 1},
+};
+static const struct wl_kernel_src kActivate = {
+    .glsl = "layout(local_size_x = 16) in;\n"
+            "layout(std430, binding = 0) readonly buffer Partial { float partial[]; };\n"
+            "layout(std430, binding = 1) writeonly buffer Hidden { float hidden[]; };\n"
+            "uniform uint chunks;\n"
+            "void main() {\n"
+            "  uint j = gl_LocalInvocationID.x;\n"
+            "  float s = 0.0;\n"
+            "  for (uint c = 0u; c < chunks; ++c) s += partial[c * 16u + j];\n"
+            "  hidden[j] = 1.0 / (1.0 + exp(-s));\n"
+            "}\n",
+    .cl = "__kernel void activate(__global const float* partial, __global float* hidden, uint chunks) {\n"
+          "  uint j = get_local_id(0);\n"
+          "  float s = 0.0f;\n"
+          "  for (uint c = 0u; c < chunks; ++c) s += partial[c * 16u + j];\n"
+          "  hidden[j] = 1.0f / (1.0f + exp(-s));\n"
+          "}\n",
+    .cl_entry = "activate",
+    .local = {16, 1, 1},
+};
+static const struct wl_kernel_src kAdjust = {
+    .glsl = "layout(local_size_x = 16, local_size_y = 8) in;\n"
+            "layout(std430, binding = 0) readonly buffer In { float in_unit[]; };\n"
+            "layout(std430, binding = 1) buffer W { float weight[]; };\n"
+            "layout(std430, binding = 2) readonly buffer Delta { float delta[]; };\n"
+            "layout(std430, binding = 3) buffer OldDw { float old_dw[]; };\n"
+            "uniform uint n_in;\n"
+            "uniform float eta, momentum;\n"
+            "void main() {\n"
+            "  uint j = gl_GlobalInvocationID.x, i = gl_GlobalInvocationID.y;\n"
+            "  if (i >= n_in) return;\n"
+            "  uint k = i * 16u + j;\n"
+            "  float dw = eta * delta[j] * in_unit[i] + momentum * old_dw[k];\n"
+            "  weight[k] += dw;\n"
+            "  old_dw[k] = dw;\n"
+            "}\n",
+    .cl = "__kernel void adjust_weights(__global const float* in_unit, __global float* weight,\n"
+          "                             __global const float* delta, __global float* old_dw, uint n_in, "
+          "float eta,\n"
+          "                             float momentum) {\n"
+          "  uint j = get_global_id(0), i = get_global_id(1);\n"
+          "  if (i >= n_in) return;\n"
+          "  uint k = i * 16u + j;\n"
+          "  float dw = eta * delta[j] * in_unit[i] + momentum * old_dw[k];\n"
+          "  weight[k] += dw;\n"
+          "  old_dw[k] = dw;\n"
+          "}\n",
+    .cl_entry = "adjust_weights",
+    .local = {16, 8, 1},
+};
 
 int main(int argc, char** argv) {
   struct wl w;
@@ -102,35 +146,33 @@ int main(int argc, char** argv) {
       tol_w[k] = 4 * FLT_EPSILON * (fabs(a) + fabs(b) + fabs((double)weight[k]));
     }
 
-  GLuint forward = wl_program(&w, NULL, kForward), activate = wl_program(&w, NULL, kActivate);
-  GLuint adjust = wl_program(&w, NULL, kAdjust);
-  GLuint bw = wl_ssbo(&w, nw * 4, weight), bdw = wl_ssbo(&w, nw * 4, old_dw),
-         bh = wl_ssbo(&w, sizeof hidden, NULL);
-  wl_bind(0, wl_ssbo(&w, n_in * 4, in));
-  wl_bind(1, bw);
-  wl_bind(2, wl_ssbo(&w, (size_t)chunks * HIDDEN * 4, NULL));
-  wl_bind(3, bh);
-  wl_bind(4, wl_ssbo(&w, sizeof delta, delta));
-  wl_bind(5, bdw);
-  glUseProgram(forward);
-  wl_uniform_u(&w, forward, "n_in", n_in);
-  glUseProgram(activate);
-  wl_uniform_u(&w, activate, "chunks", chunks);
-  glUseProgram(adjust);
-  wl_uniform_u(&w, adjust, "n_in", n_in);
-  wl_uniform_f(&w, adjust, "eta", eta);
-  wl_uniform_f(&w, adjust, "momentum", momentum);
+  struct wl_kernel *forward = wl_kernel(&w, NULL, &kForward), *activate = wl_kernel(&w, NULL, &kActivate);
+  struct wl_kernel* adjust = wl_kernel(&w, NULL, &kAdjust);
+  struct wl_buffer *bin = wl_buffer(&w, n_in * 4, in), *bw = wl_buffer(&w, nw * 4, weight),
+                   *bdw = wl_buffer(&w, nw * 4, old_dw), *bh = wl_buffer(&w, sizeof hidden, NULL),
+                   *bpartial = wl_buffer(&w, (size_t)chunks * HIDDEN * 4, NULL);
+  wl_arg_buffer(&w, forward, 0, bin);
+  wl_arg_buffer(&w, forward, 1, bw);
+  wl_arg_buffer(&w, forward, 2, bpartial);
+  wl_arg_u32(&w, forward, 3, "n_in", n_in);
+  wl_arg_buffer(&w, activate, 0, bpartial);
+  wl_arg_buffer(&w, activate, 1, bh);
+  wl_arg_u32(&w, activate, 2, "chunks", chunks);
+  wl_arg_buffer(&w, adjust, 0, bin);
+  wl_arg_buffer(&w, adjust, 1, bw);
+  wl_arg_buffer(&w, adjust, 2, wl_buffer(&w, sizeof delta, delta));
+  wl_arg_buffer(&w, adjust, 3, bdw);
+  wl_arg_u32(&w, adjust, 4, "n_in", n_in);
+  wl_arg_f32(&w, adjust, 5, "eta", eta);
+  wl_arg_f32(&w, adjust, 6, "momentum", momentum);
   wl_gpu_begin(&w);
-  glUseProgram(forward);
-  wl_dispatch(&w, chunks, 1, 1);
-  glUseProgram(activate);
-  wl_dispatch(&w, 1, 1, 1);
-  glUseProgram(adjust);
-  wl_dispatch(&w, 1, (n_in + 7) / 8, 1);
+  wl_run(&w, forward, chunks, 1, 1);
+  wl_run(&w, activate, 1, 1, 1);
+  wl_run(&w, adjust, 1, (n_in + 7) / 8, 1);
   wl_gpu_end(&w);
-  wl_read(&w, bh, 0, sizeof hidden, hidden);
-  wl_read(&w, bw, 0, nw * 4, weight);
-  wl_read(&w, bdw, 0, nw * 4, old_dw);
+  wl_buffer_read(&w, bh, 0, sizeof hidden, hidden);
+  wl_buffer_read(&w, bw, 0, nw * 4, weight);
+  wl_buffer_read(&w, bdw, 0, nw * 4, old_dw);
   double e1 = 0, e2 = 0, e3 = 0;
   size_t bad = wl_compare_f32("hidden", hidden, want_hidden, tol_hidden, 0, HIDDEN, &e1);
   bad += wl_compare_f32("weight", weight, want_w, tol_w, 0, nw, &e2);

@@ -3,29 +3,46 @@
 // Level-synchronous: one dispatch per level visits the vertices of the current level and labels unvisited
 // neighbours level + 1 (several writers store the same value, so the race is benign); the host reads a
 // "changed" flag after each level. Exact compare with a CPU queue-based BFS.
-#include "workload.h"
+#include "wl_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #define UNVISITED 0xffffffffu
-static const char kShader[] = "layout(local_size_x = 128) in;\n"
-                              "layout(std430, binding = 0) readonly buffer Rows { uint row_start[]; };\n"
-                              "layout(std430, binding = 1) readonly buffer Cols { uint col[]; };\n"
-                              "layout(std430, binding = 2) buffer Levels { uint level[]; };\n"
-                              "layout(std430, binding = 3) buffer Flag { uint changed; };\n"
-                              "uniform uint n, current;\n"
-                              "void main() {\n"
-                              "  uint v = gl_GlobalInvocationID.x;\n"
-                              "  if (v >= n || level[v] != current) return;\n"
-                              "  for (uint e = row_start[v]; e < row_start[v + 1u]; ++e) {\n"
-                              "    uint u = col[e];\n"
-                              "    if (level[u] == 0xffffffffu) {\n"
-                              "      level[u] = current + 1u;\n"
-                              "      changed = 1u;\n"
-                              "    }\n"
-                              "  }\n"
-                              "}\n";
+static const struct wl_kernel_src kKernel = {
+    .glsl = "layout(local_size_x = 128) in;\n"
+            "layout(std430, binding = 0) readonly buffer Rows { uint row_start[]; };\n"
+            "layout(std430, binding = 1) readonly buffer Cols { uint col[]; };\n"
+            "layout(std430, binding = 2) buffer Levels { uint level[]; };\n"
+            "layout(std430, binding = 3) buffer Flag { uint changed; };\n"
+            "uniform uint n, current;\n"
+            "void main() {\n"
+            "  uint v = gl_GlobalInvocationID.x;\n"
+            "  if (v >= n || level[v] != current) return;\n"
+            "  for (uint e = row_start[v]; e < row_start[v + 1u]; ++e) {\n"
+            "    uint u = col[e];\n"
+            "    if (level[u] == 0xffffffffu) {\n"
+            "      level[u] = current + 1u;\n"
+            "      changed = 1u;\n"
+            "    }\n"
+            "  }\n"
+            "}\n",
+    .cl =
+        "__kernel void bfs(__global const uint* row_start, __global const uint* col, __global uint* level,\n"
+        "                  __global uint* changed, uint n, uint current) {\n"
+        "  uint v = get_global_id(0);\n"
+        "  if (v >= n || level[v] != current) return;\n"
+        "  for (uint e = row_start[v]; e < row_start[v + 1u]; ++e) {\n"
+        "    uint u = col[e];\n"
+        "    if (level[u] == 0xffffffffu) {\n"
+        "      level[u] = current + 1u;\n"
+        "      *changed = 1u;\n"
+        "    }\n"
+        "  }\n"
+        "}\n",
+    .cl_entry = "bfs",
+    .local = {128, 1, 1},
+};
 
 int main(int argc, char** argv) {
   struct wl w;
@@ -53,27 +70,25 @@ int main(int argc, char** argv) {
         queue[tail++] = col[e];
       }
   }
-  GLuint prog = wl_program(&w, NULL, kShader);
-  GLuint brow = wl_ssbo(&w, (n + 1) * 4, row_start), bcol = wl_ssbo(&w, (edges ? edges : 1) * 4, col);
-  GLuint blevel = wl_ssbo(&w, n * 4, got), bflag = wl_ssbo(&w, 4, NULL);
-  wl_bind(0, brow);
-  wl_bind(1, bcol);
-  wl_bind(2, blevel);
-  wl_bind(3, bflag);
-  glUseProgram(prog);
-  wl_uniform_u(&w, prog, "n", n);
+  struct wl_kernel* k = wl_kernel(&w, NULL, &kKernel);
+  struct wl_buffer *blevel = wl_buffer(&w, n * 4, got), *bflag = wl_buffer(&w, 4, NULL);
+  wl_arg_buffer(&w, k, 0, wl_buffer(&w, (n + 1) * 4, row_start));
+  wl_arg_buffer(&w, k, 1, wl_buffer(&w, (edges ? edges : 1) * 4, col));
+  wl_arg_buffer(&w, k, 2, blevel);
+  wl_arg_buffer(&w, k, 3, bflag);
+  wl_arg_u32(&w, k, 4, "n", n);
   wl_gpu_begin(&w);
   // The number of levels is at most n; a GPU that keeps reporting changes beyond that is wrong.
   uint32_t current = 0, changed = 1;
   for (; changed && current < n; ++current) {
     const uint32_t zero = 0;
-    wl_upload(&w, bflag, 0, 4, &zero);
-    wl_uniform_u(&w, prog, "current", current);
-    wl_dispatch(&w, (n + 127) / 128, 1, 1);
-    wl_read(&w, bflag, 0, 4, &changed);
+    wl_buffer_write(&w, bflag, 0, 4, &zero);
+    wl_arg_u32(&w, k, 5, "current", current);
+    wl_run(&w, k, (n + 127) / 128, 1, 1);
+    wl_buffer_read(&w, bflag, 0, 4, &changed);
   }
   wl_gpu_end(&w);
-  wl_read(&w, blevel, 0, n * 4, got);
+  wl_buffer_read(&w, blevel, 0, n * 4, got);
   uint32_t reached = 0;
   for (uint32_t v = 0; v < n; ++v) reached += want[v] != UNVISITED;
   fprintf(stderr, "bfs: %u of %u vertices reachable, %u levels\n", reached, n, current);

@@ -6,41 +6,68 @@
 // ULP), and every backward step is a discounted convex combination, so the root's error is bounded by the
 // rounding per step (<= 3 ULP) times the steps, relative to the value scale S + K: (3 steps + 2 max|x| + 16)
 // * 2^-24 * (S + K).
-#include "workload.h"
+#include "wl_common.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char kShader[] =
-    "layout(local_size_x = 128) in;\n"
-    "layout(std430, binding = 0) readonly buffer Params { vec4 param[]; };\n" // S, K, sigma*sqrt(dt), unused
-    "layout(std430, binding = 1) readonly buffer Probs { vec2 prob[]; };\n"   // pu * disc, pd * disc
-    "layout(std430, binding = 2) writeonly buffer Price { float price[]; };\n"
-    "uniform int steps;\n"
-    "shared float v[256];\n"
-    "void main() {\n"
-    "  int lid = int(gl_LocalInvocationID.x), opt = int(gl_WorkGroupID.x);\n"
-    "  vec4 p = param[opt];\n"
-    "  vec2 pr = prob[opt];\n"
-    "  for (int i = lid; i <= steps; i += 128) v[i] = max(p.x * exp(p.z * float(2 * i - steps)) - p.y, "
-    "0.0);\n"
-    "  for (int s = steps; s > 0; --s) {\n"
-    "    memoryBarrierShared();\n"
-    "    barrier();\n"
-    "    float a = 0.0, b = 0.0;\n"
-    "    if (lid < s) a = pr.x * v[lid + 1] + pr.y * v[lid];\n"
-    "    if (lid + 128 < s) b = pr.x * v[lid + 129] + pr.y * v[lid + 128];\n"
-    "    memoryBarrierShared();\n"
-    "    barrier();\n"
-    "    if (lid < s) v[lid] = a;\n"
-    "    if (lid + 128 < s) v[lid + 128] = b;\n"
-    "  }\n"
-    "  memoryBarrierShared();\n"
-    "  barrier();\n"
-    "  if (lid == 0) price[opt] = v[0];\n"
-    "}\n";
+static const struct wl_kernel_src kKernel = {
+    .glsl =
+        "layout(local_size_x = 128) in;\n"
+        "layout(std430, binding = 0) readonly buffer Params { vec4 param[]; };\n" // S, K, sigma*sqrt(dt),
+                                                                                  // unused
+        "layout(std430, binding = 1) readonly buffer Probs { vec2 prob[]; };\n"   // pu * disc, pd * disc
+        "layout(std430, binding = 2) writeonly buffer Price { float price[]; };\n"
+        "uniform int steps;\n"
+        "shared float v[256];\n"
+        "void main() {\n"
+        "  int lid = int(gl_LocalInvocationID.x), opt = int(gl_WorkGroupID.x);\n"
+        "  vec4 p = param[opt];\n"
+        "  vec2 pr = prob[opt];\n"
+        "  for (int i = lid; i <= steps; i += 128) v[i] = max(p.x * exp(p.z * float(2 * i - steps)) - p.y, "
+        "0.0);\n"
+        "  for (int s = steps; s > 0; --s) {\n"
+        "    memoryBarrierShared();\n"
+        "    barrier();\n"
+        "    float a = 0.0, b = 0.0;\n"
+        "    if (lid < s) a = pr.x * v[lid + 1] + pr.y * v[lid];\n"
+        "    if (lid + 128 < s) b = pr.x * v[lid + 129] + pr.y * v[lid + 128];\n"
+        "    memoryBarrierShared();\n"
+        "    barrier();\n"
+        "    if (lid < s) v[lid] = a;\n"
+        "    if (lid + 128 < s) v[lid + 128] = b;\n"
+        "  }\n"
+        "  memoryBarrierShared();\n"
+        "  barrier();\n"
+        "  if (lid == 0) price[opt] = v[0];\n"
+        "}\n",
+    .cl =
+        "__kernel void binomial(__global const float4* param, __global const float2* prob, __global float* "
+        "price,\n"
+        "                       int steps) {\n"
+        "  __local float v[256];\n"
+        "  int lid = get_local_id(0), opt = get_group_id(0);\n"
+        "  float4 p = param[opt];\n"
+        "  float2 pr = prob[opt];\n"
+        "  for (int i = lid; i <= steps; i += 128) v[i] = max(p.x * exp(p.z * (float)(2 * i - steps)) - p.y, "
+        "0.0f);\n"
+        "  for (int s = steps; s > 0; --s) {\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    float a = 0.0f, b = 0.0f;\n"
+        "    if (lid < s) a = pr.x * v[lid + 1] + pr.y * v[lid];\n"
+        "    if (lid + 128 < s) b = pr.x * v[lid + 129] + pr.y * v[lid + 128];\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    if (lid < s) v[lid] = a;\n"
+        "    if (lid + 128 < s) v[lid + 128] = b;\n"
+        "  }\n"
+        "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "  if (lid == 0) price[opt] = v[0];\n"
+        "}\n",
+    .cl_entry = "binomial",
+    .local = {128, 1, 1},
+};
 
 int main(int argc, char** argv) {
   struct wl w;
@@ -71,17 +98,16 @@ int main(int argc, char** argv) {
     want[o] = v[0];
     tol[o] = (3.0 * steps + 2.0 * p[2] * steps + 16) * (FLT_EPSILON / 2) * (S + K);
   }
-  GLuint prog = wl_program(&w, NULL, kShader);
-  wl_bind(0, wl_ssbo(&w, options * 16, param));
-  wl_bind(1, wl_ssbo(&w, options * 8, prob));
-  GLuint bp = wl_ssbo(&w, options * 4, NULL);
-  wl_bind(2, bp);
-  glUseProgram(prog);
-  wl_uniform_i(&w, prog, "steps", steps);
+  struct wl_kernel* k = wl_kernel(&w, NULL, &kKernel);
+  wl_arg_buffer(&w, k, 0, wl_buffer(&w, options * 16, param));
+  wl_arg_buffer(&w, k, 1, wl_buffer(&w, options * 8, prob));
+  struct wl_buffer* bp = wl_buffer(&w, options * 4, NULL);
+  wl_arg_buffer(&w, k, 2, bp);
+  wl_arg_i32(&w, k, 3, "steps", steps);
   wl_gpu_begin(&w);
-  wl_dispatch(&w, options, 1, 1);
+  wl_run(&w, k, options, 1, 1);
   wl_gpu_end(&w);
-  wl_read(&w, bp, 0, options * 4, price);
+  wl_buffer_read(&w, bp, 0, options * 4, price);
   double max_err = 0;
   size_t bad = wl_compare_f32("price", price, want, tol, 0, options, &max_err);
   char check[96];

@@ -1,25 +1,41 @@
 // bsearch: q independent lower-bound searches (first index whose key is >= the query, or n) in a sorted array
 // of n distinct keys, one invocation per query. Queries hit keys, fall between keys, and lie below the first
 // and above the last key. Exact compare with a CPU binary search.
-#include "workload.h"
+#include "wl_common.h"
 
 #include <stdlib.h>
 
-static const char kShader[] = "layout(local_size_x = 128) in;\n"
-                              "layout(std430, binding = 0) readonly buffer Keys { uint key[]; };\n"
-                              "layout(std430, binding = 1) readonly buffer Queries { uint query[]; };\n"
-                              "layout(std430, binding = 2) writeonly buffer Result { uint result[]; };\n"
-                              "uniform uint n, q;\n"
-                              "void main() {\n"
-                              "  uint i = gl_GlobalInvocationID.x;\n"
-                              "  if (i >= q) return;\n"
-                              "  uint v = query[i], lo = 0u, hi = n;\n"
-                              "  while (lo < hi) {\n"
-                              "    uint mid = (lo + hi) >> 1;\n"
-                              "    if (key[mid] < v) lo = mid + 1u; else hi = mid;\n"
-                              "  }\n"
-                              "  result[i] = lo;\n"
-                              "}\n";
+static const struct wl_kernel_src kKernel = {
+    .glsl = "layout(local_size_x = 128) in;\n"
+            "layout(std430, binding = 0) readonly buffer Keys { uint key[]; };\n"
+            "layout(std430, binding = 1) readonly buffer Queries { uint query[]; };\n"
+            "layout(std430, binding = 2) writeonly buffer Result { uint result[]; };\n"
+            "uniform uint n, q;\n"
+            "void main() {\n"
+            "  uint i = gl_GlobalInvocationID.x;\n"
+            "  if (i >= q) return;\n"
+            "  uint v = query[i], lo = 0u, hi = n;\n"
+            "  while (lo < hi) {\n"
+            "    uint mid = (lo + hi) >> 1;\n"
+            "    if (key[mid] < v) lo = mid + 1u; else hi = mid;\n"
+            "  }\n"
+            "  result[i] = lo;\n"
+            "}\n",
+    .cl = "__kernel void lower_bound(__global const uint* key, __global const uint* query, __global uint* "
+          "result, uint n,\n"
+          "                          uint q) {\n"
+          "  uint i = get_global_id(0);\n"
+          "  if (i >= q) return;\n"
+          "  uint v = query[i], lo = 0u, hi = n;\n"
+          "  while (lo < hi) {\n"
+          "    uint mid = (lo + hi) >> 1;\n"
+          "    if (key[mid] < v) lo = mid + 1u; else hi = mid;\n"
+          "  }\n"
+          "  result[i] = lo;\n"
+          "}\n",
+    .cl_entry = "lower_bound",
+    .local = {128, 1, 1},
+};
 
 int main(int argc, char** argv) {
   struct wl w;
@@ -48,17 +64,16 @@ int main(int argc, char** argv) {
     }
     want[i] = lo;
   }
-  GLuint prog = wl_program(&w, NULL, kShader);
-  GLuint bk = wl_ssbo(&w, n * 4, keys), bq = wl_ssbo(&w, q * 4, queries), br = wl_ssbo(&w, q * 4, NULL);
-  wl_bind(0, bk);
-  wl_bind(1, bq);
-  wl_bind(2, br);
-  glUseProgram(prog);
-  wl_uniform_u(&w, prog, "n", n);
-  wl_uniform_u(&w, prog, "q", q);
+  struct wl_kernel* k = wl_kernel(&w, NULL, &kKernel);
+  struct wl_buffer* br = wl_buffer(&w, q * 4, NULL);
+  wl_arg_buffer(&w, k, 0, wl_buffer(&w, n * 4, keys));
+  wl_arg_buffer(&w, k, 1, wl_buffer(&w, q * 4, queries));
+  wl_arg_buffer(&w, k, 2, br);
+  wl_arg_u32(&w, k, 3, "n", n);
+  wl_arg_u32(&w, k, 4, "q", q);
   wl_gpu_begin(&w);
-  wl_dispatch(&w, (q + 127) / 128, 1, 1);
+  wl_run(&w, k, (q + 127) / 128, 1, 1);
   wl_gpu_end(&w);
-  wl_read(&w, br, 0, q * 4, got);
+  wl_buffer_read(&w, br, 0, q * 4, got);
   wl_finish(&w, wl_compare_u32("index", got, want, q) == 0, "exact");
 }

@@ -3,45 +3,78 @@
 // pass reading global memory. Inputs are in [0, 1] and the weights are positive and sum to 1, so each output
 // is a convex combination of rounded terms; two 17-term passes round at most ~40 times, each <= 2^-24 of a
 // value <= 1: we allow 1e-5 absolute against a double reference using the same float weights.
-#include "workload.h"
+#include "wl_common.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define RADIUS 8
-static const char kRows[] = "layout(local_size_x = 128) in;\n"
-                            "layout(std430, binding = 0) readonly buffer Src { float src[]; };\n"
-                            "layout(std430, binding = 1) writeonly buffer Dst { float dst[]; };\n"
-                            "layout(std430, binding = 2) readonly buffer Weights { float weight[]; };\n"
-                            "uniform int width;\n"
-                            "shared float seg[128 + 2 * RADIUS];\n"
-                            "void main() {\n"
-                            "  int lid = int(gl_LocalInvocationID.x), y = int(gl_WorkGroupID.y);\n"
-                            "  int x0 = int(gl_WorkGroupID.x) * 128;\n"
-                            "  for (int i = lid; i < 128 + 2 * RADIUS; i += 128)\n"
-                            "    seg[i] = src[y * width + clamp(x0 + i - RADIUS, 0, width - 1)];\n"
-                            "  memoryBarrierShared();\n"
-                            "  barrier();\n"
-                            "  int x = x0 + lid;\n"
-                            "  if (x >= width) return;\n"
-                            "  float acc = 0.0;\n"
-                            "  for (int k = 0; k <= 2 * RADIUS; ++k) acc += weight[k] * seg[lid + k];\n"
-                            "  dst[y * width + x] = acc;\n"
-                            "}\n";
-static const char kCols[] = "layout(local_size_x = 16, local_size_y = 8) in;\n"
-                            "layout(std430, binding = 0) readonly buffer Src { float src[]; };\n"
-                            "layout(std430, binding = 1) writeonly buffer Dst { float dst[]; };\n"
-                            "layout(std430, binding = 2) readonly buffer Weights { float weight[]; };\n"
-                            "uniform int width, height;\n"
-                            "void main() {\n"
-                            "  int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);\n"
-                            "  if (x >= width || y >= height) return;\n"
-                            "  float acc = 0.0;\n"
-                            "  for (int k = 0; k <= 2 * RADIUS; ++k)\n"
-                            "    acc += weight[k] * src[clamp(y + k - RADIUS, 0, height - 1) * width + x];\n"
-                            "  dst[y * width + x] = acc;\n"
-                            "}\n";
+static const struct wl_kernel_src kRows = {
+    .glsl = "layout(local_size_x = 128) in;\n"
+            "layout(std430, binding = 0) readonly buffer Src { float src[]; };\n"
+            "layout(std430, binding = 1) writeonly buffer Dst { float dst[]; };\n"
+            "layout(std430, binding = 2) readonly buffer Weights { float weight[]; };\n"
+            "uniform int width;\n"
+            "shared float seg[128 + 2 * RADIUS];\n"
+            "void main() {\n"
+            "  int lid = int(gl_LocalInvocationID.x), y = int(gl_WorkGroupID.y);\n"
+            "  int x0 = int(gl_WorkGroupID.x) * 128;\n"
+            "  for (int i = lid; i < 128 + 2 * RADIUS; i += 128)\n"
+            "    seg[i] = src[y * width + clamp(x0 + i - RADIUS, 0, width - 1)];\n"
+            "  memoryBarrierShared();\n"
+            "  barrier();\n"
+            "  int x = x0 + lid;\n"
+            "  if (x >= width) return;\n"
+            "  float acc = 0.0;\n"
+            "  for (int k = 0; k <= 2 * RADIUS; ++k) acc += weight[k] * seg[lid + k];\n"
+            "  dst[y * width + x] = acc;\n"
+            "}\n",
+    .cl = "__kernel void conv_rows(__global const float* src, __global float* dst, __global const float* "
+          "weight,\n"
+          "                        int width) {\n"
+          "  __local float seg[128 + 2 * RADIUS];\n"
+          "  int lid = get_local_id(0), y = get_group_id(1);\n"
+          "  int x0 = get_group_id(0) * 128;\n"
+          "  for (int i = lid; i < 128 + 2 * RADIUS; i += 128)\n"
+          "    seg[i] = src[y * width + clamp(x0 + i - RADIUS, 0, width - 1)];\n"
+          "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+          "  int x = x0 + lid;\n"
+          "  if (x >= width) return;\n"
+          "  float acc = 0.0f;\n"
+          "  for (int k = 0; k <= 2 * RADIUS; ++k) acc += weight[k] * seg[lid + k];\n"
+          "  dst[y * width + x] = acc;\n"
+          "}\n",
+    .cl_entry = "conv_rows",
+    .local = {128, 1, 1},
+};
+static const struct wl_kernel_src kCols = {
+    .glsl = "layout(local_size_x = 16, local_size_y = 8) in;\n"
+            "layout(std430, binding = 0) readonly buffer Src { float src[]; };\n"
+            "layout(std430, binding = 1) writeonly buffer Dst { float dst[]; };\n"
+            "layout(std430, binding = 2) readonly buffer Weights { float weight[]; };\n"
+            "uniform int width, height;\n"
+            "void main() {\n"
+            "  int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);\n"
+            "  if (x >= width || y >= height) return;\n"
+            "  float acc = 0.0;\n"
+            "  for (int k = 0; k <= 2 * RADIUS; ++k)\n"
+            "    acc += weight[k] * src[clamp(y + k - RADIUS, 0, height - 1) * width + x];\n"
+            "  dst[y * width + x] = acc;\n"
+            "}\n",
+    .cl = "__kernel void conv_cols(__global const float* src, __global float* dst, __global const float* "
+          "weight,\n"
+          "                        int width, int height) {\n"
+          "  int x = get_global_id(0), y = get_global_id(1);\n"
+          "  if (x >= width || y >= height) return;\n"
+          "  float acc = 0.0f;\n"
+          "  for (int k = 0; k <= 2 * RADIUS; ++k)\n"
+          "    acc += weight[k] * src[clamp(y + k - RADIUS, 0, height - 1) * width + x];\n"
+          "  dst[y * width + x] = acc;\n"
+          "}\n",
+    .cl_entry = "conv_cols",
+    .local = {16, 8, 1},
+};
 
 static int clampi(int v, int lo, int hi) {
   return v < lo ? lo : v > hi ? hi : v;
@@ -78,24 +111,23 @@ int main(int argc, char** argv) {
       want[(size_t)y * width + x] = acc;
     }
   const char* defines = "#define RADIUS 8\n";
-  GLuint rows = wl_program(&w, defines, kRows), cols = wl_program(&w, defines, kCols);
-  GLuint bin = wl_ssbo(&w, n * 4, img), btmp = wl_ssbo(&w, n * 4, NULL), bout = wl_ssbo(&w, n * 4, NULL);
-  GLuint bw = wl_ssbo(&w, sizeof weight, weight);
-  wl_bind(2, bw);
+  struct wl_kernel *rows = wl_kernel(&w, defines, &kRows), *cols = wl_kernel(&w, defines, &kCols);
+  struct wl_buffer *btmp = wl_buffer(&w, n * 4, NULL), *bout = wl_buffer(&w, n * 4, NULL);
+  struct wl_buffer* bw = wl_buffer(&w, sizeof weight, weight);
+  wl_arg_buffer(&w, rows, 0, wl_buffer(&w, n * 4, img));
+  wl_arg_buffer(&w, rows, 1, btmp);
+  wl_arg_buffer(&w, rows, 2, bw);
+  wl_arg_i32(&w, rows, 3, "width", width);
+  wl_arg_buffer(&w, cols, 0, btmp);
+  wl_arg_buffer(&w, cols, 1, bout);
+  wl_arg_buffer(&w, cols, 2, bw);
+  wl_arg_i32(&w, cols, 3, "width", width);
+  wl_arg_i32(&w, cols, 4, "height", height);
   wl_gpu_begin(&w);
-  wl_bind(0, bin);
-  wl_bind(1, btmp);
-  glUseProgram(rows);
-  wl_uniform_i(&w, rows, "width", width);
-  wl_dispatch(&w, (width + 127) / 128, height, 1);
-  wl_bind(0, btmp);
-  wl_bind(1, bout);
-  glUseProgram(cols);
-  wl_uniform_i(&w, cols, "width", width);
-  wl_uniform_i(&w, cols, "height", height);
-  wl_dispatch(&w, (width + 15) / 16, (height + 7) / 8, 1);
+  wl_run(&w, rows, (width + 127) / 128, height, 1);
+  wl_run(&w, cols, (width + 15) / 16, (height + 7) / 8, 1);
   wl_gpu_end(&w);
-  wl_read(&w, bout, 0, n * 4, out);
+  wl_buffer_read(&w, bout, 0, n * 4, out);
   double max_err = 0;
   size_t bad = wl_compare_f32("blurred", out, want, NULL, 1e-5, n, &max_err);
   char check[64];

@@ -4,28 +4,42 @@
 // The CPU computes the same float operations in the same order: a sum or difference rounds once and halving
 // is exact, so a GPU that rounds to nearest as GLSL ES requires for + and - matches bit for bit; we still
 // allow 2^-22 of max(|value|, 1) in case the compiler reassociates.
-#include "workload.h"
+#include "wl_common.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char kShader[] =
-    "layout(local_size_x = 128) in;\n"
-    "layout(std430, binding = 0) readonly buffer Src { float src[]; };\n"
-    "layout(std430, binding = 1) writeonly buffer Approx { float approx[]; };\n"
-    "layout(std430, binding = 2) writeonly buffer Coeffs { float coeff[]; };\n"
-    "uniform uint half_len;\n" // outputs of this level; the input has 2 * half_len samples
-    "void main() {\n"
-    "  uint i = gl_GlobalInvocationID.x;\n"
-    "  if (i >= half_len) return;\n"
-    "  float a = src[2u * i], b = src[2u * i + 1u];\n"
-    "  float avg = (a + b) * 0.5;\n"
-    "  coeff[half_len + i] = (a - b) * 0.5;\n"
-    "  approx[i] = avg;\n"
-    "  if (half_len == 1u) coeff[0] = avg;\n"
-    "}\n";
+static const struct wl_kernel_src kKernel = {
+    .glsl = "layout(local_size_x = 128) in;\n"
+            "layout(std430, binding = 0) readonly buffer Src { float src[]; };\n"
+            "layout(std430, binding = 1) writeonly buffer Approx { float approx[]; };\n"
+            "layout(std430, binding = 2) writeonly buffer Coeffs { float coeff[]; };\n"
+            "uniform uint half_len;\n" // outputs of this level; the input has 2 * half_len samples
+            "void main() {\n"
+            "  uint i = gl_GlobalInvocationID.x;\n"
+            "  if (i >= half_len) return;\n"
+            "  float a = src[2u * i], b = src[2u * i + 1u];\n"
+            "  float avg = (a + b) * 0.5;\n"
+            "  coeff[half_len + i] = (a - b) * 0.5;\n"
+            "  approx[i] = avg;\n"
+            "  if (half_len == 1u) coeff[0] = avg;\n"
+            "}\n",
+    .cl =
+        "__kernel void haar_level(__global const float* src, __global float* approx, __global float* coeff,\n"
+        "                         uint half_len) {\n"
+        "  uint i = get_global_id(0);\n"
+        "  if (i >= half_len) return;\n"
+        "  float a = src[2u * i], b = src[2u * i + 1u];\n"
+        "  float avg = (a + b) * 0.5f;\n"
+        "  coeff[half_len + i] = (a - b) * 0.5f;\n"
+        "  approx[i] = avg;\n"
+        "  if (half_len == 1u) coeff[0] = avg;\n"
+        "}\n",
+    .cl_entry = "haar_level",
+    .local = {128, 1, 1},
+};
 
 int main(int argc, char** argv) {
   struct wl w;
@@ -54,26 +68,25 @@ int main(int argc, char** argv) {
     want[i] = ref[i];
     tol[i] = ldexp(fabs(ref[i]) > 1 ? fabs(ref[i]) : 1, -22);
   }
-  GLuint prog = wl_program(&w, NULL, kShader);
-  GLuint buf[2] = {wl_ssbo(&w, n * 4, signal), wl_ssbo(&w, n * 2, NULL)};
-  GLuint bc = wl_ssbo(&w, n * 4, NULL);
-  GLuint b2 = wl_ssbo(&w, n * 2, NULL);
-  wl_bind(2, bc);
-  glUseProgram(prog);
+  struct wl_kernel* k = wl_kernel(&w, NULL, &kKernel);
+  struct wl_buffer* buf[2] = {wl_buffer(&w, n * 4, signal), wl_buffer(&w, n * 2, NULL)};
+  struct wl_buffer* bc = wl_buffer(&w, n * 4, NULL);
+  struct wl_buffer* b2 = wl_buffer(&w, n * 2, NULL);
+  wl_arg_buffer(&w, k, 2, bc);
   wl_gpu_begin(&w);
-  GLuint src = buf[0];
+  struct wl_buffer* src = buf[0];
   int flip = 0;
   for (uint32_t half = n / 2; half >= 1; half /= 2) {
-    GLuint dst = flip ? b2 : buf[1];
-    wl_bind(0, src);
-    wl_bind(1, dst);
-    wl_uniform_u(&w, prog, "half_len", half);
-    wl_dispatch(&w, (half + 127) / 128, 1, 1);
+    struct wl_buffer* dst = flip ? b2 : buf[1];
+    wl_arg_buffer(&w, k, 0, src);
+    wl_arg_buffer(&w, k, 1, dst);
+    wl_arg_u32(&w, k, 3, "half_len", half);
+    wl_run(&w, k, (half + 127) / 128, 1, 1);
     src = dst;
     flip = !flip;
   }
   wl_gpu_end(&w);
-  wl_read(&w, bc, 0, n * 4, out);
+  wl_buffer_read(&w, bc, 0, n * 4, out);
   double max_err = 0;
   size_t bad = wl_compare_f32("coeff", out, want, tol, 0, n, &max_err);
   char check[64];

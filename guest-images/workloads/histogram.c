@@ -2,32 +2,49 @@
 // histogram with atomicAdd, then adds it to the global one with atomicAdd; a fixed number of workgroups
 // strides over the input. The byte distribution is skewed (products of two uniforms), so some bins are hot.
 // Exact compare: the order of atomic additions does not change integer counts.
-#include "workload.h"
+#include "wl_common.h"
 
 #include <stdlib.h>
 
 #define GROUPS 64u
-static const char kShader[] =
-    "layout(local_size_x = 128) in;\n"
-    "layout(std430, binding = 0) readonly buffer Src { uint word[]; };\n"
-    "layout(std430, binding = 1) buffer Hist { uint hist[]; };\n"
-    "uniform uint nwords;\n"
-    "shared uint local_hist[256];\n"
-    "void main() {\n"
-    "  uint lid = gl_LocalInvocationID.x;\n"
-    "  local_hist[lid] = 0u;\n"
-    "  local_hist[lid + 128u] = 0u;\n"
-    "  memoryBarrierShared();\n"
-    "  barrier();\n"
-    "  for (uint i = gl_GlobalInvocationID.x; i < nwords; i += gl_NumWorkGroups.x * 128u) {\n"
-    "    uint v = word[i];\n"
-    "    for (uint b = 0u; b < 32u; b += 8u) atomicAdd(local_hist[(v >> b) & 255u], 1u);\n"
-    "  }\n"
-    "  memoryBarrierShared();\n"
-    "  barrier();\n"
-    "  atomicAdd(hist[lid], local_hist[lid]);\n"
-    "  atomicAdd(hist[lid + 128u], local_hist[lid + 128u]);\n"
-    "}\n";
+static const struct wl_kernel_src kKernel = {
+    .glsl = "layout(local_size_x = 128) in;\n"
+            "layout(std430, binding = 0) readonly buffer Src { uint word[]; };\n"
+            "layout(std430, binding = 1) buffer Hist { uint hist[]; };\n"
+            "uniform uint nwords;\n"
+            "shared uint local_hist[256];\n"
+            "void main() {\n"
+            "  uint lid = gl_LocalInvocationID.x;\n"
+            "  local_hist[lid] = 0u;\n"
+            "  local_hist[lid + 128u] = 0u;\n"
+            "  memoryBarrierShared();\n"
+            "  barrier();\n"
+            "  for (uint i = gl_GlobalInvocationID.x; i < nwords; i += gl_NumWorkGroups.x * 128u) {\n"
+            "    uint v = word[i];\n"
+            "    for (uint b = 0u; b < 32u; b += 8u) atomicAdd(local_hist[(v >> b) & 255u], 1u);\n"
+            "  }\n"
+            "  memoryBarrierShared();\n"
+            "  barrier();\n"
+            "  atomicAdd(hist[lid], local_hist[lid]);\n"
+            "  atomicAdd(hist[lid + 128u], local_hist[lid + 128u]);\n"
+            "}\n",
+    .cl = "__kernel void histogram(__global const uint* word, __global uint* hist, uint nwords) {\n"
+          "  __local uint local_hist[256];\n"
+          "  uint lid = get_local_id(0);\n"
+          "  local_hist[lid] = 0u;\n"
+          "  local_hist[lid + 128u] = 0u;\n"
+          "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+          "  for (uint i = get_global_id(0); i < nwords; i += get_num_groups(0) * 128u) {\n"
+          "    uint v = word[i];\n"
+          "    for (uint b = 0u; b < 32u; b += 8u) atomic_inc(&local_hist[(v >> b) & 255u]);\n"
+          "  }\n"
+          "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+          "  atomic_add(&hist[lid], local_hist[lid]);\n"
+          "  atomic_add(&hist[lid + 128u], local_hist[lid + 128u]);\n"
+          "}\n",
+    .cl_entry = "histogram",
+    .local = {128, 1, 1},
+};
 
 int main(int argc, char** argv) {
   struct wl w;
@@ -46,15 +63,14 @@ int main(int argc, char** argv) {
     }
     words[i] = v;
   }
-  GLuint prog = wl_program(&w, NULL, kShader);
-  GLuint bsrc = wl_ssbo(&w, nwords * 4, words), bhist = wl_ssbo(&w, sizeof got, NULL);
-  wl_bind(0, bsrc);
-  wl_bind(1, bhist);
-  glUseProgram(prog);
-  wl_uniform_u(&w, prog, "nwords", nwords);
+  struct wl_kernel* k = wl_kernel(&w, NULL, &kKernel);
+  struct wl_buffer* bhist = wl_buffer(&w, sizeof got, NULL);
+  wl_arg_buffer(&w, k, 0, wl_buffer(&w, nwords * 4, words));
+  wl_arg_buffer(&w, k, 1, bhist);
+  wl_arg_u32(&w, k, 2, "nwords", nwords);
   wl_gpu_begin(&w);
-  wl_dispatch(&w, GROUPS, 1, 1);
+  wl_run(&w, k, GROUPS, 1, 1);
   wl_gpu_end(&w);
-  wl_read(&w, bhist, 0, sizeof got, got);
+  wl_buffer_read(&w, bhist, 0, sizeof got, got);
   wl_finish(&w, wl_compare_u32("bin", got, want, 256) == 0, "exact");
 }

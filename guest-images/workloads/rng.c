@@ -4,31 +4,50 @@
 // The CPU reference implementation is first checked against Random123's published known-answer vectors. Exact
 // compare of the 32-bit outputs; the uniform floats (x >> 8) * 2^-24 in [0, 1) are also summarised (mean, a
 // 16-bin chi^2).
-#include "workload.h"
+#include "wl_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #define BLOCKS 4u
-static const char kShader[] = "layout(local_size_x = 128) in;\n"
-                              "layout(std430, binding = 0) writeonly buffer Out { uvec4 result[]; };\n"
-                              "uniform uint count, key0, key1;\n" // count: counters (4 numbers each)
-                              "uvec4 philox(uvec4 c, uvec2 k) {\n"
-                              "  for (int r = 0; r < 10; ++r) {\n"
-                              "    uint hi0, lo0, hi1, lo1;\n"
-                              "    umulExtended(0xD2511F53u, c.x, hi0, lo0);\n"
-                              "    umulExtended(0xCD9E8D57u, c.z, hi1, lo1);\n"
-                              "    c = uvec4(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);\n"
-                              "    k += uvec2(0x9E3779B9u, 0xBB67AE85u);\n"
-                              "  }\n"
-                              "  return c;\n"
-                              "}\n"
-                              "void main() {\n"
-                              "  uint first = gl_GlobalInvocationID.x * BLOCKS;\n"
-                              "  for (uint b = 0u; b < BLOCKS; ++b)\n"
-                              "    if (first + b < count) result[first + b] = philox(uvec4(first + b, 0u, "
-                              "0u, 0u), uvec2(key0, key1));\n"
-                              "}\n";
+static const struct wl_kernel_src kKernel = {
+    .glsl = "layout(local_size_x = 128) in;\n"
+            "layout(std430, binding = 0) writeonly buffer Out { uvec4 result[]; };\n"
+            "uniform uint count, key0, key1;\n" // count: counters (4 numbers each)
+            "uvec4 philox(uvec4 c, uvec2 k) {\n"
+            "  for (int r = 0; r < 10; ++r) {\n"
+            "    uint hi0, lo0, hi1, lo1;\n"
+            "    umulExtended(0xD2511F53u, c.x, hi0, lo0);\n"
+            "    umulExtended(0xCD9E8D57u, c.z, hi1, lo1);\n"
+            "    c = uvec4(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);\n"
+            "    k += uvec2(0x9E3779B9u, 0xBB67AE85u);\n"
+            "  }\n"
+            "  return c;\n"
+            "}\n"
+            "void main() {\n"
+            "  uint first = gl_GlobalInvocationID.x * BLOCKS;\n"
+            "  for (uint b = 0u; b < BLOCKS; ++b)\n"
+            "    if (first + b < count) result[first + b] = philox(uvec4(first + b, 0u, "
+            "0u, 0u), uvec2(key0, key1));\n"
+            "}\n",
+    .cl = "uint4 philox(uint4 c, uint2 k) {\n"
+          "  for (int r = 0; r < 10; ++r) {\n"
+          "    uint hi0 = mul_hi(0xD2511F53u, c.x), lo0 = 0xD2511F53u * c.x;\n"
+          "    uint hi1 = mul_hi(0xCD9E8D57u, c.z), lo1 = 0xCD9E8D57u * c.z;\n"
+          "    c = (uint4)(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);\n"
+          "    k += (uint2)(0x9E3779B9u, 0xBB67AE85u);\n"
+          "  }\n"
+          "  return c;\n"
+          "}\n"
+          "__kernel void philox4x32(__global uint4* result, uint count, uint key0, uint key1) {\n"
+          "  uint first = get_global_id(0) * BLOCKS;\n"
+          "  for (uint b = 0u; b < BLOCKS; ++b)\n"
+          "    if (first + b < count) result[first + b] = philox((uint4)(first + b, 0u, 0u, 0u), "
+          "(uint2)(key0, key1));\n"
+          "}\n",
+    .cl_entry = "philox4x32",
+    .local = {128, 1, 1},
+};
 
 static void philox(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
   uint32_t c[4] = {ctr[0], ctr[1], ctr[2], ctr[3]}, k0 = key[0], k1 = key[1];
@@ -69,17 +88,16 @@ int main(int argc, char** argv) {
   }
   char defines[32];
   snprintf(defines, sizeof defines, "#define BLOCKS %uu\n", BLOCKS);
-  GLuint prog = wl_program(&w, defines, kShader);
-  GLuint buf = wl_ssbo(&w, (size_t)count * 16, NULL);
-  wl_bind(0, buf);
-  glUseProgram(prog);
-  wl_uniform_u(&w, prog, "count", count);
-  wl_uniform_u(&w, prog, "key0", key[0]);
-  wl_uniform_u(&w, prog, "key1", key[1]);
+  struct wl_kernel* k = wl_kernel(&w, defines, &kKernel);
+  struct wl_buffer* buf = wl_buffer(&w, (size_t)count * 16, NULL);
+  wl_arg_buffer(&w, k, 0, buf);
+  wl_arg_u32(&w, k, 1, "count", count);
+  wl_arg_u32(&w, k, 2, "key0", key[0]);
+  wl_arg_u32(&w, k, 3, "key1", key[1]);
   wl_gpu_begin(&w);
-  wl_dispatch(&w, (count + 128 * BLOCKS - 1) / (128 * BLOCKS), 1, 1);
+  wl_run(&w, k, (count + 128 * BLOCKS - 1) / (128 * BLOCKS), 1, 1);
   wl_gpu_end(&w);
-  wl_read(&w, buf, 0, (size_t)count * 16, got);
+  wl_buffer_read(&w, buf, 0, (size_t)count * 16, got);
   double sum = 0, chi2 = 0;
   uint32_t bins[16] = {0};
   for (uint32_t i = 0; i < 4 * count; ++i) {

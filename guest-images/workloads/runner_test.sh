@@ -56,6 +56,23 @@ set -e
 [ $rc = 1 ] || fail "timeout: exit $rc, expected 1"
 expect_row '^slow .* FAIL +started, no result \(suite timeout\)$'
 
+# --api cl runs wlcl-NAME and leaves out the workloads that have no OpenCL version (here: glesonly).
+printf '#!/bin/sh\necho "WORKLOAD good n=8 PASS gpu_jobs=2 gpu_s=0.010 total_s=0.020 check=exact"\n' >"$work/bin/wlcl-good"
+printf '#!/bin/sh\necho "WORKLOAD wrong n=4 FAIL gpu_jobs=1 gpu_s=0 total_s=0 reason=cl mismatch"\nexit 1\n' >"$work/bin/wlcl-wrong"
+chmod +x "$work/bin/wlcl-good" "$work/bin/wlcl-wrong"
+fake glesonly 'echo "WORKLOAD glesonly n=1 PASS gpu_jobs=1 gpu_s=0 total_s=0 check=exact"'
+printf 'good\nglesonly\nwrong\n' >"$work/suite.txt"
+set +e
+out=$("$runner" --host --api cl --bin-dir "$work/bin" --suite "$work/suite.txt" "$work/build" 2>&1)
+rc=$?
+set -e
+[ $rc = 1 ] || fail "OpenCL suite: exit $rc, expected 1"
+expect_row '^good +n=8 +2 +0\.010 +[0-9.]+ +PASS$'
+expect_row '^wrong +n=4 .* FAIL +cl mismatch$'
+expect_row '^2 workloads: 1 PASS, 1 FAIL, 0 SKIP'
+! grep -q '^glesonly' <<<"$out" || fail "the OpenCL run lists glesonly, which has no OpenCL version:
+$out"
+
 if [ $fails != 0 ]; then
   echo "runner_test: $fails failures"
   exit 1

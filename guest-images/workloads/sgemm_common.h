@@ -7,7 +7,7 @@
 #ifndef VPLAT_SGEMM_COMMON_H
 #define VPLAT_SGEMM_COMMON_H
 
-#include "workload.h"
+#include "wl_common.h"
 
 #include <float.h>
 #include <math.h>
@@ -18,7 +18,7 @@ struct sgemm {
   uint32_t m, n, k;
   float *a, *b, *c;
   double *want, *tol;
-  GLuint ba, bb, bc;
+  struct wl_buffer *ba, *bb, *bc;
 };
 
 static inline void sgemm_setup(struct wl* w, struct sgemm* s) {
@@ -46,23 +46,25 @@ static inline void sgemm_setup(struct wl* w, struct sgemm* s) {
       s->want[r * n + c] = sum;
       s->tol[r * n + c] = (double)(k + 2) * FLT_EPSILON * abs_sum;
     }
-  s->ba = wl_ssbo(w, m * k * 4, s->a);
-  s->bb = wl_ssbo(w, k * n * 4, s->b);
-  s->bc = wl_ssbo(w, m * n * 4, NULL);
-  wl_bind(0, s->ba);
-  wl_bind(1, s->bb);
-  wl_bind(2, s->bc);
+  s->ba = wl_buffer(w, m * k * 4, s->a);
+  s->bb = wl_buffer(w, k * n * 4, s->b);
+  s->bc = wl_buffer(w, m * n * 4, NULL);
 }
 
-static inline void sgemm_uniforms(struct wl* w, struct sgemm* s, GLuint prog) {
-  glUseProgram(prog);
-  wl_uniform_u(w, prog, "M", s->m);
-  wl_uniform_u(w, prog, "N", s->n);
-  wl_uniform_u(w, prog, "K", s->k);
+// Builds the kernel and gives it the three matrices and their sizes (SGEMM_BUFFERS / SGEMM_CL_ARGS order).
+static inline struct wl_kernel* sgemm_kernel(struct wl* w, struct sgemm* s, const struct wl_kernel_src* src) {
+  struct wl_kernel* k = wl_kernel(w, NULL, src);
+  wl_arg_buffer(w, k, 0, s->ba);
+  wl_arg_buffer(w, k, 1, s->bb);
+  wl_arg_buffer(w, k, 2, s->bc);
+  wl_arg_u32(w, k, 3, "M", s->m);
+  wl_arg_u32(w, k, 4, "N", s->n);
+  wl_arg_u32(w, k, 5, "K", s->k);
+  return k;
 }
 
 __attribute__((noreturn)) static inline void sgemm_check(struct wl* w, struct sgemm* s) {
-  wl_read(w, s->bc, 0, (size_t)s->m * s->n * 4, s->c);
+  wl_buffer_read(w, s->bc, 0, (size_t)s->m * s->n * 4, s->c);
   double max_err = 0;
   size_t bad = wl_compare_f32("c", s->c, s->want, s->tol, 0, (size_t)s->m * s->n, &max_err);
   char check[80];
@@ -75,5 +77,7 @@ __attribute__((noreturn)) static inline void sgemm_check(struct wl* w, struct sg
   "layout(std430, binding = 1) readonly buffer MatB { float B[]; };\n"                                       \
   "layout(std430, binding = 2) writeonly buffer MatC { float C[]; };\n"                                      \
   "uniform uint M, N, K;\n"
+#define SGEMM_CL_ARGS                                                                                        \
+  "(__global const float* A, __global const float* B, __global float* C, uint M, uint N, uint K)"
 
 #endif

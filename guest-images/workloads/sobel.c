@@ -2,28 +2,42 @@
 // clamped. The pixels are integers 0..255 stored as floats, so gx, gy and gx^2 + gy^2 (< 2^22) are exact in
 // float and only the square root rounds: GLSL ES 3.10 (4.7.1) gives sqrt the precision of 1/inversesqrt, a
 // few ULP, and we allow 8 ULP (8 * 2^-23 relative, at least 8 * 2^-23 absolute).
-#include "workload.h"
+#include "wl_common.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char kShader[] =
-    "layout(local_size_x = 16, local_size_y = 8) in;\n"
-    "layout(std430, binding = 0) readonly buffer Src { float src[]; };\n"
-    "layout(std430, binding = 1) writeonly buffer Dst { float dst[]; };\n"
-    "uniform int width, height;\n"
-    "float px(int x, int y) { return src[clamp(y, 0, height - 1) * width + clamp(x, 0, width - 1)]; }\n"
-    "void main() {\n"
-    "  int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);\n"
-    "  if (x >= width || y >= height) return;\n"
-    "  float gx = (px(x + 1, y - 1) + 2.0 * px(x + 1, y) + px(x + 1, y + 1)) -\n"
-    "             (px(x - 1, y - 1) + 2.0 * px(x - 1, y) + px(x - 1, y + 1));\n"
-    "  float gy = (px(x - 1, y + 1) + 2.0 * px(x, y + 1) + px(x + 1, y + 1)) -\n"
-    "             (px(x - 1, y - 1) + 2.0 * px(x, y - 1) + px(x + 1, y - 1));\n"
-    "  dst[y * width + x] = sqrt(gx * gx + gy * gy);\n"
-    "}\n";
+static const struct wl_kernel_src kKernel = {
+    .glsl =
+        "layout(local_size_x = 16, local_size_y = 8) in;\n"
+        "layout(std430, binding = 0) readonly buffer Src { float src[]; };\n"
+        "layout(std430, binding = 1) writeonly buffer Dst { float dst[]; };\n"
+        "uniform int width, height;\n"
+        "float px(int x, int y) { return src[clamp(y, 0, height - 1) * width + clamp(x, 0, width - 1)]; }\n"
+        "void main() {\n"
+        "  int x = int(gl_GlobalInvocationID.x), y = int(gl_GlobalInvocationID.y);\n"
+        "  if (x >= width || y >= height) return;\n"
+        "  float gx = (px(x + 1, y - 1) + 2.0 * px(x + 1, y) + px(x + 1, y + 1)) -\n"
+        "             (px(x - 1, y - 1) + 2.0 * px(x - 1, y) + px(x - 1, y + 1));\n"
+        "  float gy = (px(x - 1, y + 1) + 2.0 * px(x, y + 1) + px(x + 1, y + 1)) -\n"
+        "             (px(x - 1, y - 1) + 2.0 * px(x, y - 1) + px(x + 1, y - 1));\n"
+        "  dst[y * width + x] = sqrt(gx * gx + gy * gy);\n"
+        "}\n",
+    .cl = "#define PX(x, y) src[clamp(y, 0, height - 1) * width + clamp(x, 0, width - 1)]\n"
+          "__kernel void sobel(__global const float* src, __global float* dst, int width, int height) {\n"
+          "  int x = get_global_id(0), y = get_global_id(1);\n"
+          "  if (x >= width || y >= height) return;\n"
+          "  float gx = (PX(x + 1, y - 1) + 2.0f * PX(x + 1, y) + PX(x + 1, y + 1)) -\n"
+          "             (PX(x - 1, y - 1) + 2.0f * PX(x - 1, y) + PX(x - 1, y + 1));\n"
+          "  float gy = (PX(x - 1, y + 1) + 2.0f * PX(x, y + 1) + PX(x + 1, y + 1)) -\n"
+          "             (PX(x - 1, y - 1) + 2.0f * PX(x, y - 1) + PX(x + 1, y - 1));\n"
+          "  dst[y * width + x] = sqrt(gx * gx + gy * gy);\n"
+          "}\n",
+    .cl_entry = "sobel",
+    .local = {16, 8, 1},
+};
 
 static int clampi(int v, int lo, int hi) {
   return v < lo ? lo : v > hi ? hi : v;
@@ -58,17 +72,16 @@ int main(int argc, char** argv) {
       tol[i] = 8 * FLT_EPSILON * (want[i] > 1 ? want[i] : 1);
     }
 #undef P
-  GLuint prog = wl_program(&w, NULL, kShader);
-  GLuint bin = wl_ssbo(&w, n * 4, img), bout = wl_ssbo(&w, n * 4, NULL);
-  wl_bind(0, bin);
-  wl_bind(1, bout);
-  glUseProgram(prog);
-  wl_uniform_i(&w, prog, "width", width);
-  wl_uniform_i(&w, prog, "height", height);
+  struct wl_kernel* k = wl_kernel(&w, NULL, &kKernel);
+  struct wl_buffer* bout = wl_buffer(&w, n * 4, NULL);
+  wl_arg_buffer(&w, k, 0, wl_buffer(&w, n * 4, img));
+  wl_arg_buffer(&w, k, 1, bout);
+  wl_arg_i32(&w, k, 2, "width", width);
+  wl_arg_i32(&w, k, 3, "height", height);
   wl_gpu_begin(&w);
-  wl_dispatch(&w, (width + 15) / 16, (height + 7) / 8, 1);
+  wl_run(&w, k, (width + 15) / 16, (height + 7) / 8, 1);
   wl_gpu_end(&w);
-  wl_read(&w, bout, 0, n * 4, out);
+  wl_buffer_read(&w, bout, 0, n * 4, out);
   double max_err = 0;
   size_t bad = wl_compare_f32("magnitude", out, want, tol, 0, n, &max_err);
   char check[64];

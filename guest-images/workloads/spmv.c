@@ -1,28 +1,40 @@
 // spmv: y = A x for a sparse matrix in CSR form (random row lengths 0 .. 2 * avg - 1, random columns), one
 // invocation per row. Tolerance per row as for any dot product (sgemm_common.h): (nnz + 2) * 2^-23 * sum|a
 // x|.
-#include "workload.h"
+#include "wl_common.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char kShader[] =
-    "layout(local_size_x = 128) in;\n"
-    "layout(std430, binding = 0) readonly buffer Rows { uint row_start[]; };\n"
-    "layout(std430, binding = 1) readonly buffer Cols { uint col[]; };\n"
-    "layout(std430, binding = 2) readonly buffer Vals { float val[]; };\n"
-    "layout(std430, binding = 3) readonly buffer X { float x[]; };\n"
-    "layout(std430, binding = 4) writeonly buffer Y { float y[]; };\n"
-    "uniform uint rows;\n"
-    "void main() {\n"
-    "  uint r = gl_GlobalInvocationID.x;\n"
-    "  if (r >= rows) return;\n"
-    "  float acc = 0.0;\n"
-    "  for (uint e = row_start[r]; e < row_start[r + 1u]; ++e) acc += val[e] * x[col[e]];\n"
-    "  y[r] = acc;\n"
-    "}\n";
+static const struct wl_kernel_src kKernel = {
+    .glsl = "layout(local_size_x = 128) in;\n"
+            "layout(std430, binding = 0) readonly buffer Rows { uint row_start[]; };\n"
+            "layout(std430, binding = 1) readonly buffer Cols { uint col[]; };\n"
+            "layout(std430, binding = 2) readonly buffer Vals { float val[]; };\n"
+            "layout(std430, binding = 3) readonly buffer X { float x[]; };\n"
+            "layout(std430, binding = 4) writeonly buffer Y { float y[]; };\n"
+            "uniform uint rows;\n"
+            "void main() {\n"
+            "  uint r = gl_GlobalInvocationID.x;\n"
+            "  if (r >= rows) return;\n"
+            "  float acc = 0.0;\n"
+            "  for (uint e = row_start[r]; e < row_start[r + 1u]; ++e) acc += val[e] * x[col[e]];\n"
+            "  y[r] = acc;\n"
+            "}\n",
+    .cl = "__kernel void spmv(__global const uint* row_start, __global const uint* col, __global const "
+          "float* val,\n"
+          "                   __global const float* x, __global float* y, uint rows) {\n"
+          "  uint r = get_global_id(0);\n"
+          "  if (r >= rows) return;\n"
+          "  float acc = 0.0f;\n"
+          "  for (uint e = row_start[r]; e < row_start[r + 1u]; ++e) acc += val[e] * x[col[e]];\n"
+          "  y[r] = acc;\n"
+          "}\n",
+    .cl_entry = "spmv",
+    .local = {128, 1, 1},
+};
 
 int main(int argc, char** argv) {
   struct wl w;
@@ -54,19 +66,18 @@ int main(int argc, char** argv) {
     want[r] = sum;
     tol[r] = (row_start[r + 1] - row_start[r] + 2.0) * FLT_EPSILON * abs_sum;
   }
-  GLuint prog = wl_program(&w, NULL, kShader);
-  wl_bind(0, wl_ssbo(&w, (rows + 1) * 4, row_start));
-  wl_bind(1, wl_ssbo(&w, (nnz ? nnz : 1) * 4, col));
-  wl_bind(2, wl_ssbo(&w, (nnz ? nnz : 1) * 4, val));
-  wl_bind(3, wl_ssbo(&w, rows * 4, x));
-  GLuint by = wl_ssbo(&w, rows * 4, NULL);
-  wl_bind(4, by);
-  glUseProgram(prog);
-  wl_uniform_u(&w, prog, "rows", rows);
+  struct wl_kernel* k = wl_kernel(&w, NULL, &kKernel);
+  wl_arg_buffer(&w, k, 0, wl_buffer(&w, (rows + 1) * 4, row_start));
+  wl_arg_buffer(&w, k, 1, wl_buffer(&w, (nnz ? nnz : 1) * 4, col));
+  wl_arg_buffer(&w, k, 2, wl_buffer(&w, (nnz ? nnz : 1) * 4, val));
+  wl_arg_buffer(&w, k, 3, wl_buffer(&w, rows * 4, x));
+  struct wl_buffer* by = wl_buffer(&w, rows * 4, NULL);
+  wl_arg_buffer(&w, k, 4, by);
+  wl_arg_u32(&w, k, 5, "rows", rows);
   wl_gpu_begin(&w);
-  wl_dispatch(&w, (rows + 127) / 128, 1, 1);
+  wl_run(&w, k, (rows + 127) / 128, 1, 1);
   wl_gpu_end(&w);
-  wl_read(&w, by, 0, rows * 4, y);
+  wl_buffer_read(&w, by, 0, rows * 4, y);
   double max_err = 0;
   size_t bad = wl_compare_f32("y", y, want, tol, 0, rows, &max_err);
   char check[80];

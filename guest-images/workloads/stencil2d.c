@@ -3,27 +3,40 @@
 // and each step is a convex combination (non-expansive in the max norm), so the float error after T steps is
 // at most T times one step's rounding (< 6 * 2^-24): we allow T * 8 * 2^-24 absolute against a double
 // reference.
-#include "workload.h"
+#include "wl_common.h"
 
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char kShader[] =
-    "layout(local_size_x = 16, local_size_y = 8) in;\n"
-    "layout(std430, binding = 0) readonly buffer Src { float src[]; };\n"
-    "layout(std430, binding = 1) writeonly buffer Dst { float dst[]; };\n"
-    "uniform uint width, height;\n"
-    "void main() {\n"
-    "  uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;\n"
-    "  if (x >= width || y >= height) return;\n"
-    "  uint i = y * width + x;\n"
-    "  if (x == 0u || y == 0u || x == width - 1u || y == height - 1u) {\n"
-    "    dst[i] = src[i];\n"
-    "    return;\n"
-    "  }\n"
-    "  dst[i] = 0.2 * (src[i] + src[i - 1u] + src[i + 1u] + src[i - width] + src[i + width]);\n"
-    "}\n";
+static const struct wl_kernel_src kKernel = {
+    .glsl = "layout(local_size_x = 16, local_size_y = 8) in;\n"
+            "layout(std430, binding = 0) readonly buffer Src { float src[]; };\n"
+            "layout(std430, binding = 1) writeonly buffer Dst { float dst[]; };\n"
+            "uniform uint width, height;\n"
+            "void main() {\n"
+            "  uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;\n"
+            "  if (x >= width || y >= height) return;\n"
+            "  uint i = y * width + x;\n"
+            "  if (x == 0u || y == 0u || x == width - 1u || y == height - 1u) {\n"
+            "    dst[i] = src[i];\n"
+            "    return;\n"
+            "  }\n"
+            "  dst[i] = 0.2 * (src[i] + src[i - 1u] + src[i + 1u] + src[i - width] + src[i + width]);\n"
+            "}\n",
+    .cl = "__kernel void jacobi5(__global const float* src, __global float* dst, uint width, uint height) {\n"
+          "  uint x = get_global_id(0), y = get_global_id(1);\n"
+          "  if (x >= width || y >= height) return;\n"
+          "  uint i = y * width + x;\n"
+          "  if (x == 0u || y == 0u || x == width - 1u || y == height - 1u) {\n"
+          "    dst[i] = src[i];\n"
+          "    return;\n"
+          "  }\n"
+          "  dst[i] = 0.2f * (src[i] + src[i - 1u] + src[i + 1u] + src[i - width] + src[i + width]);\n"
+          "}\n",
+    .cl_entry = "jacobi5",
+    .local = {16, 8, 1},
+};
 
 int main(int argc, char** argv) {
   struct wl w;
@@ -46,19 +59,18 @@ int main(int argc, char** argv) {
                    : 0.2 * (s[i] + s[i - 1] + s[i + 1] + s[i - width] + s[i + width]);
       }
   }
-  GLuint prog = wl_program(&w, NULL, kShader);
-  GLuint buf[2] = {wl_ssbo(&w, n * 4, grid), wl_ssbo(&w, n * 4, NULL)};
-  glUseProgram(prog);
-  wl_uniform_u(&w, prog, "width", width);
-  wl_uniform_u(&w, prog, "height", height);
+  struct wl_kernel* k = wl_kernel(&w, NULL, &kKernel);
+  struct wl_buffer* buf[2] = {wl_buffer(&w, n * 4, grid), wl_buffer(&w, n * 4, NULL)};
+  wl_arg_u32(&w, k, 2, "width", width);
+  wl_arg_u32(&w, k, 3, "height", height);
   wl_gpu_begin(&w);
   for (uint32_t t = 0; t < steps; ++t) {
-    wl_bind(0, buf[t % 2]);
-    wl_bind(1, buf[(t + 1) % 2]);
-    wl_dispatch(&w, (width + 15) / 16, (height + 7) / 8, 1);
+    wl_arg_buffer(&w, k, 0, buf[t % 2]);
+    wl_arg_buffer(&w, k, 1, buf[(t + 1) % 2]);
+    wl_run(&w, k, (width + 15) / 16, (height + 7) / 8, 1);
   }
   wl_gpu_end(&w);
-  wl_read(&w, buf[steps % 2], 0, n * 4, grid);
+  wl_buffer_read(&w, buf[steps % 2], 0, n * 4, grid);
   double max_err = 0;
   size_t bad = wl_compare_f32("grid", grid, ref[steps % 2], NULL, steps * 8.0 * FLT_EPSILON / 2, n, &max_err);
   char check[64];

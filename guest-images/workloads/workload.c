@@ -1,4 +1,4 @@
-// Harness of the GPU workload suite; see workload.h for the result-line format.
+// GLES 3.1 back end of the workload harness (EGL surfaceless, SSBOs); wl_common.h has the result-line format.
 #define _GNU_SOURCE
 #include "workload.h"
 
@@ -13,73 +13,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-// The one harness in the process, for the watchdog and the FAIL paths that have no handle.
-static struct wl* g_wl;
-
-double wl_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void print_line(struct wl* w, const char* verdict, const char* tail) {
-  printf("WORKLOAD %s %s %s gpu_jobs=%u gpu_s=%.3f total_s=%.3f %s\n", w->name, w->sizes[0] ? w->sizes : "-",
-         verdict, w->dispatches, w->gpu_seconds, wl_now() - w->start, tail);
-  fflush(stdout);
-}
-
-void wl_fail(struct wl* w, const char* fmt, ...) {
-  char reason[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(reason, sizeof reason, fmt, ap);
-  va_end(ap);
-  // The reason runs to the end of the line: keep it to one line.
-  for (char* p = reason; *p; ++p)
-    if (*p == '\n' || *p == '\r') *p = ' ';
-  char tail[600];
-  snprintf(tail, sizeof tail, "reason=%s", reason);
-  print_line(w, "FAIL", tail);
-  exit(WL_EXIT_FAIL);
-}
-
-static void on_watchdog(int sig) {
-  (void)sig;
-  // Only async-signal-safe calls here; the line keeps the parseable shape with what is known.
-  static const char a[] = "WORKLOAD ";
-  static const char b[] =
-      " FAIL gpu_jobs=0 gpu_s=0 total_s=0 reason=watchdog expired (the GPU or driver hung)\n";
-  const char* name = g_wl ? g_wl->name : "?";
-  const char* sizes = g_wl && g_wl->sizes[0] ? g_wl->sizes : "-";
-  if (write(STDOUT_FILENO, a, sizeof a - 1) < 0 || write(STDOUT_FILENO, name, strlen(name)) < 0 ||
-      write(STDOUT_FILENO, " ", 1) < 0 || write(STDOUT_FILENO, sizes, strlen(sizes)) < 0 ||
-      write(STDOUT_FILENO, b, sizeof b - 1) < 0)
-    _exit(WL_EXIT_FAIL);
-  _exit(WL_EXIT_FAIL);
-}
-
-static void usage(const char* name) {
-  printf("usage: %s [--quick] [--skip-unavailable] [--expect-fault]\n"
-         "  --quick             tiny sizes (make check)\n"
-         "  --skip-unavailable  exit 77 (SKIP) when no EGL device with GLES 3.1 can be opened\n"
-         "  --expect-fault      (fault workload) FAIL unless the GPU fault was observed\n"
-         "environment: WL_EXPECT_RENDERER=<substring of GL_RENDERER>, WL_TIMEOUT=<seconds, default 1200>\n",
-         name);
-}
-
-// No device is a SKIP only when asked for; in the guest it is always a FAIL.
-__attribute__((noreturn, format(printf, 2, 3))) static void unavailable(struct wl* w, const char* fmt, ...) {
-  char reason[400];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(reason, sizeof reason, fmt, ap);
-  va_end(ap);
-  if (!w->skip_unavailable) wl_fail(w, "%s", reason);
-  printf("WORKLOAD %s %s SKIP reason=%s\n", w->name, w->sizes[0] ? w->sizes : "-", reason);
-  fflush(stdout);
-  exit(WL_EXIT_SKIP);
-}
 
 static int has_word(const char* list, const char* word) {
   size_t n = strlen(word);
@@ -131,46 +64,22 @@ int wl_recreate_context(struct wl* w, unsigned flags) {
 }
 
 void wl_init(struct wl* w, const char* name, int argc, char** argv, unsigned flags) {
-  memset(w, 0, sizeof *w);
-  w->name = name;
-  w->start = wl_now();
-  g_wl = w;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--quick") == 0)
-      w->quick = 1;
-    else if (strcmp(argv[i], "--skip-unavailable") == 0)
-      w->skip_unavailable = 1;
-    else if (strcmp(argv[i], "--expect-fault") == 0)
-      w->expect_fault = 1;
-    else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      usage(argv[0]);
-      exit(0);
-    } else {
-      fprintf(stderr, "%s: unknown option '%s'\n", argv[0], argv[i]);
-      usage(argv[0]);
-      exit(2);
-    }
-  }
-  const char* timeout = getenv("WL_TIMEOUT");
-  long seconds = timeout ? strtol(timeout, NULL, 10) : 1200;
-  signal(SIGALRM, on_watchdog);
-  alarm(seconds > 0 ? (unsigned)seconds : 1200u);
-
+  wl_start(w, name, argc, argv);
   const char* client_ext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
   if (!client_ext || !has_word(client_ext, "EGL_MESA_platform_surfaceless"))
-    unavailable(w, "EGL has no EGL_MESA_platform_surfaceless (client extensions: %s)",
-                client_ext ? client_ext : "none");
+    wl_unavailable(w, "EGL has no EGL_MESA_platform_surfaceless (client extensions: %s)",
+                   client_ext ? client_ext : "none");
   w->dpy = eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
   EGLint major = 0, minor = 0;
   if (w->dpy == EGL_NO_DISPLAY || !eglInitialize(w->dpy, &major, &minor))
-    unavailable(w, "eglInitialize on the surfaceless platform failed (EGL error 0x%x)", eglGetError());
+    wl_unavailable(w, "eglInitialize on the surfaceless platform failed (EGL error 0x%x)", eglGetError());
   const char* dpy_ext = eglQueryString(w->dpy, EGL_EXTENSIONS);
   // A context with no config and no surface: compute needs neither.
   if (!has_word(dpy_ext, "EGL_KHR_surfaceless_context") || !has_word(dpy_ext, "EGL_KHR_no_config_context"))
-    unavailable(w, "EGL display lacks EGL_KHR_surfaceless_context or EGL_KHR_no_config_context");
-  if (!eglBindAPI(EGL_OPENGL_ES_API)) unavailable(w, "eglBindAPI(EGL_OPENGL_ES_API) failed");
+    wl_unavailable(w, "EGL display lacks EGL_KHR_surfaceless_context or EGL_KHR_no_config_context");
+  if (!eglBindAPI(EGL_OPENGL_ES_API)) wl_unavailable(w, "eglBindAPI(EGL_OPENGL_ES_API) failed");
   if (!create_context(w, flags))
-    unavailable(w, "no current GLES 3.1 context without surface (EGL error 0x%x)", eglGetError());
+    wl_unavailable(w, "no current GLES 3.1 context without surface (EGL error 0x%x)", eglGetError());
 
   const char* renderer = (const char*)glGetString(GL_RENDERER);
   const char* version = (const char*)glGetString(GL_VERSION);
@@ -186,15 +95,6 @@ void wl_init(struct wl* w, const char* name, int argc, char** argv, unsigned fla
   // The kernels keep to GLES 3.1's guaranteed minimums (128 invocations, 16 KiB shared memory).
   if (invocations < 128 || shared < 16384)
     wl_fail(w, "the context is below GLES 3.1 minimums (invocations %d, shared %d)", invocations, shared);
-}
-
-void wl_sizes(struct wl* w, const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(w->sizes, sizeof w->sizes, fmt, ap);
-  va_end(ap);
-  for (char* p = w->sizes; *p; ++p)
-    if (*p == ' ') *p = '_';
 }
 
 static GLuint compile(struct wl* w, const char* defines, const char* body) {
@@ -292,9 +192,6 @@ void wl_dispatch(struct wl* w, GLuint x, GLuint y, GLuint z) {
   if (err != GL_NO_ERROR) wl_fail(w, "GL error 0x%x after glDispatchCompute(%u, %u, %u)", err, x, y, z);
 }
 
-void wl_gpu_begin(struct wl* w) {
-  w->gpu_begin = wl_now();
-}
 void wl_gpu_end(struct wl* w) {
   glFinish();
   w->gpu_seconds += wl_now() - w->gpu_begin;
@@ -304,69 +201,68 @@ void wl_finish(struct wl* w, int ok, const char* check) {
   GLenum err = glGetError();
   if (err != GL_NO_ERROR) wl_fail(w, "GL error 0x%x pending at the end", err);
   if (!ok) wl_fail(w, "GPU result differs from the CPU reference (check %s; mismatches on stderr)", check);
-  char tail[200];
-  snprintf(tail, sizeof tail, "check=%s", check);
-  print_line(w, "PASS", tail);
+  wl_print_pass(w, check);
   eglMakeCurrent(w->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   eglDestroyContext(w->dpy, w->ctx);
   eglTerminate(w->dpy);
   exit(WL_EXIT_PASS);
 }
 
-size_t wl_compare_u32(const char* what, const uint32_t* got, const uint32_t* want, size_t n) {
-  size_t bad = 0;
-  for (size_t i = 0; i < n; ++i)
-    if (got[i] != want[i] && bad++ < 5)
-      fprintf(stderr, "  %s[%zu]: gpu %u (0x%08x), cpu %u (0x%08x)\n", what, i, got[i], got[i], want[i],
-              want[i]);
-  if (bad) fprintf(stderr, "  %s: %zu of %zu differ\n", what, bad, n);
-  return bad;
+// The API-neutral calls (wl_common.h) on GLES: a kernel remembers its SSBO bindings and binds them at each
+// dispatch, so kernels that use the same binding numbers for different buffers do not disturb each other.
+#define WL_GLES_MAX_BINDINGS 16
+struct wl_kernel {
+  GLuint prog;
+  GLuint bindings[WL_GLES_MAX_BINDINGS];
+};
+struct wl_buffer {
+  GLuint name;
+};
+
+struct wl_kernel* wl_kernel(struct wl* w, const char* defines, const struct wl_kernel_src* src) {
+  struct wl_kernel* k = wl_alloc(w, sizeof *k);
+  k->prog = wl_program(w, defines, src->glsl);
+  GLint size[3] = {0, 0, 0};
+  glGetProgramiv(k->prog, GL_COMPUTE_WORK_GROUP_SIZE, size);
+  if ((unsigned)size[0] != src->local[0] || (unsigned)size[1] != src->local[1] ||
+      (unsigned)size[2] != src->local[2])
+    wl_fail(w, "kernel %s: GLSL local size %dx%dx%d differs from the declared %ux%ux%u", src->cl_entry,
+            size[0], size[1], size[2], src->local[0], src->local[1], src->local[2]);
+  return k;
 }
 
-size_t wl_compare_i32(const char* what, const int32_t* got, const int32_t* want, size_t n) {
-  size_t bad = 0;
-  for (size_t i = 0; i < n; ++i)
-    if (got[i] != want[i] && bad++ < 5)
-      fprintf(stderr, "  %s[%zu]: gpu %d, cpu %d\n", what, i, got[i], want[i]);
-  if (bad) fprintf(stderr, "  %s: %zu of %zu differ\n", what, bad, n);
-  return bad;
+struct wl_buffer* wl_buffer(struct wl* w, size_t bytes, const void* init) {
+  struct wl_buffer* b = wl_alloc(w, sizeof *b);
+  b->name = wl_ssbo(w, bytes, init);
+  return b;
+}
+void wl_buffer_write(struct wl* w, struct wl_buffer* b, size_t offset, size_t bytes, const void* src) {
+  wl_upload(w, b->name, offset, bytes, src);
+}
+void wl_buffer_read(struct wl* w, struct wl_buffer* b, size_t offset, size_t bytes, void* dst) {
+  wl_read(w, b->name, offset, bytes, dst);
 }
 
-size_t wl_compare_f32(const char* what, const float* got, const double* want, const double* tol,
-                      double tol_all, size_t n, double* max_err) {
-  size_t bad = 0;
-  double worst = 0;
-  for (size_t i = 0; i < n; ++i) {
-    double err = fabs((double)got[i] - want[i]);
-    double t = tol ? tol[i] : tol_all;
-    // NaN compares false both ways: count it as a mismatch.
-    if (!(err <= t)) {
-      if (bad++ < 5)
-        fprintf(stderr, "  %s[%zu]: gpu %.9g, cpu %.9g, |diff| %.3g > tol %.3g\n", what, i, got[i], want[i],
-                err, t);
-      err = INFINITY;
-    }
-    if (err > worst) worst = err;
-  }
-  if (bad) fprintf(stderr, "  %s: %zu of %zu outside tolerance\n", what, bad, n);
-  if (max_err) *max_err = worst;
-  return bad;
+void wl_arg_buffer(struct wl* w, struct wl_kernel* k, unsigned index, struct wl_buffer* b) {
+  if (index >= WL_GLES_MAX_BINDINGS) wl_fail(w, "SSBO binding %u out of range", index);
+  k->bindings[index] = b->name;
+}
+void wl_arg_u32(struct wl* w, struct wl_kernel* k, unsigned index, const char* name, uint32_t v) {
+  (void)index;
+  wl_uniform_u(w, k->prog, name, v);
+}
+void wl_arg_i32(struct wl* w, struct wl_kernel* k, unsigned index, const char* name, int32_t v) {
+  (void)index;
+  wl_uniform_i(w, k->prog, name, v);
+}
+void wl_arg_f32(struct wl* w, struct wl_kernel* k, unsigned index, const char* name, float v) {
+  (void)index;
+  wl_uniform_f(w, k->prog, name, v);
 }
 
-uint32_t wl_rand_u32(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return (uint32_t)((z ^ (z >> 31)) >> 32);
-}
-
-float wl_rand_f32(uint64_t* state, float lo, float hi) {
-  float u = (float)(wl_rand_u32(state) >> 8) * (1.0f / 16777216.0f);
-  return lo + (hi - lo) * u;
-}
-
-void* wl_alloc(struct wl* w, size_t bytes) {
-  void* p = calloc(1, bytes ? bytes : 1);
-  if (!p) wl_fail(w, "out of host memory (%zu bytes)", bytes);
-  return p;
+void wl_run(struct wl* w, struct wl_kernel* k, unsigned gx, unsigned gy, unsigned gz) {
+  glUseProgram(k->prog);
+  for (GLuint i = 0; i < WL_GLES_MAX_BINDINGS; ++i)
+    if (k->bindings[i]) wl_bind(i, k->bindings[i]);
+  wl_dispatch(w, gx, gy, gz);
 }
