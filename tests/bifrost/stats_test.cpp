@@ -99,7 +99,7 @@ protected:
         times4("r10"),
         "header flow=3\ntuple p0=r2 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\n"
         "tuple fau=u1 ; *NOP ; +MOV.i32 src0=5 ; add->r1",
-        "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src1=0 src2=1"};
+        "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src0=0 src1=1"};
     return d;
   }
   // The statistics gathered so far (the jobs run, in the order the guest saw them).
