@@ -5,6 +5,12 @@
 #include "aarch64_helpers.h"
 #include "aarch64_jit.h"
 #include "cpu-dbt/a64_core.h"
+#include <algorithm>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
@@ -12,18 +18,12 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/DeadStoreElimination.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
-#include <llvm/Support/TargetSelect.h>
-#include <algorithm>
-#include <condition_variable>
-#include <cstddef>
-#include <cstdio>
-#include <cstdlib>
-#include <deque>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -39,18 +39,25 @@ namespace vplat::cpu {
 namespace g = vplat::gen::aarch64;
 
 bool parse_engine(std::string_view text, Engine& out) {
-  if (text == "interp") out = Engine::Interp;
-  else if (text == "jit") out = Engine::Jit;
-  else if (text == "auto") out = Engine::Auto;
-  else return false;
+  if (text == "interp")
+    out = Engine::Interp;
+  else if (text == "jit")
+    out = Engine::Jit;
+  else if (text == "auto")
+    out = Engine::Auto;
+  else
+    return false;
   return true;
 }
 
 const char* engine_name(Engine e) {
   switch (e) {
-  case Engine::Interp: return "interp";
-  case Engine::Jit: return "jit";
-  case Engine::Auto: return "auto";
+  case Engine::Interp:
+    return "interp";
+  case Engine::Jit:
+    return "jit";
+  case Engine::Auto:
+    return "auto";
   }
   return "?";
 }
@@ -59,9 +66,9 @@ namespace {
 
 // How a block treats an instruction.
 enum class Role : uint8_t {
-  Body,     // translated; the block continues after it
-  Last,     // translated and ends the block (branches)
-  Outside,  // not in blocks: the interpreter runs it (the block ends before it)
+  Body,    // translated; the block continues after it
+  Last,    // translated and ends the block (branches)
+  Outside, // not in blocks: the interpreter runs it (the block ends before it)
 };
 
 bool has_token(const char* list, std::string_view t) {
@@ -112,7 +119,8 @@ constexpr uint64_t kFaulted = 1ull << 32;
 struct Chunk {
   llvm::orc::ResourceTrackerSP rt;
   std::vector<llvm::orc::ResourceTrackerSP>* graveyard;
-  Chunk(llvm::orc::ResourceTrackerSP r, std::vector<llvm::orc::ResourceTrackerSP>* g) : rt(std::move(r)), graveyard(g) {}
+  Chunk(llvm::orc::ResourceTrackerSP r, std::vector<llvm::orc::ResourceTrackerSP>* g)
+      : rt(std::move(r)), graveyard(g) {}
   ~Chunk() { graveyard->push_back(std::move(rt)); }
 };
 
@@ -157,17 +165,25 @@ struct JitEngine::Impl {
     bool code = false;     // translated (or being translated): stores to it must take the slow path
   };
   std::unordered_map<uint64_t, Page> pages; // code pages (physical)
-  // Direct-mapped cache of block starts: the block, or how often the start ran interpreted (hotness).
+  // Direct-mapped cache of block starts and their blocks (nullptr: none yet).
   struct Entry {
     uint64_t va = ~0ull, pa = 0;
     unsigned el = 0;
     uint64_t gen = 0;
-    uint32_t count = 0;
     Block* block = nullptr;
   };
   static constexpr size_t kCache = 16384;
   std::vector<Entry> cache = std::vector<Entry>(kCache);
-  uint64_t cache_gen = 1; // bumped when blocks are dropped: every entry is then stale
+  // Kernel and user code share low address bits, so the index mixes in the upper bits.
+  static size_t cache_index(uint64_t va) { return ((va >> 2) ^ (va >> 16) ^ (va >> 40)) & (kCache - 1); }
+  // How often each block start ran interpreted, in a table of its own so that a start whose cache entry
+  // another start keeps replacing still gets hot (a shared counter only makes a start hot sooner).
+  static constexpr size_t kHeat = 65536;
+  std::vector<uint16_t> heat = std::vector<uint16_t>(kHeat);
+  static size_t heat_index(uint64_t va, unsigned el) {
+    return ((va >> 2) ^ (va >> 18) ^ (va >> 41) ^ el) & (kHeat - 1);
+  }
+  uint64_t cache_gen = 1;                   // bumped when blocks are dropped: every entry is then stale
   std::unordered_set<Key, KeyHash> pending; // submitted to the background compiler
 
   Block* lookup(Core& c, uint64_t budget_left, bool count);
@@ -205,7 +221,8 @@ struct JitEngine::Impl {
     }
     jit = std::move(*j);
     // Wide division and memory intrinsics may become calls to the C runtime (__udivti3, memcpy).
-    auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit->getDataLayout().getGlobalPrefix());
+    auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+        jit->getDataLayout().getGlobalPrefix());
     if (gen) jit->getMainJITDylib().addGenerator(std::move(*gen));
     if (!sync) worker = std::thread([this] { work(); });
   }
@@ -270,7 +287,8 @@ struct JitEngine::Impl {
 
   // IR for one block: uint64_t fn(State*, uint32_t attention) returning the instructions retired, with
   // kFaulted when the next one raised an exception.
-  void build_function(llvm::LLVMContext& lctx, llvm::Module& module, const Request& req, const std::string& name) {
+  void build_function(llvm::LLVMContext& lctx, llvm::Module& module, const Request& req,
+                      const std::string& name) {
     llvm::LLVMContext* ctx = &lctx;
     llvm::IRBuilder<> b(*ctx);
     auto* i64 = b.getInt64Ty();
@@ -322,14 +340,17 @@ struct JitEngine::Impl {
       }
       if (sp_check) {
         // SCTLR_EL1.SA/SA0 for the current EL, cached in the core: an unaligned SP base faults first.
-        llvm::Value* chk = b.CreateLoad(b.getInt8Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.sp_check));
+        llvm::Value* chk =
+            b.CreateLoad(b.getInt8Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.sp_check));
         llvm::Value* sp = c.load_elem(offsetof(g::State, X), 64, false, c.k64(31));
-        llvm::Value* bad = b.CreateAnd(b.CreateICmpNE(chk, b.getInt8(0)), b.CreateICmpNE(b.CreateAnd(sp, 15), c.k64(0)));
+        llvm::Value* bad =
+            b.CreateAnd(b.CreateICmpNE(chk, b.getInt8(0)), b.CreateICmpNE(b.CreateAnd(sp, 15), c.k64(0)));
         auto* raise = llvm::BasicBlock::Create(*ctx, "sp_align", f);
         auto* cont = llvm::BasicBlock::Create(*ctx, "sp_ok", f);
         b.CreateCondBr(bad, raise, cont);
         b.SetInsertPoint(raise);
-        c.call_helper(reinterpret_cast<void*>(&raise_sp_alignment), vplat::adljit::Ctx::Ret::Void, true, {}, false);
+        c.call_helper(reinterpret_cast<void*>(&raise_sp_alignment), vplat::adljit::Ctx::Ret::Void, true, {},
+                      false);
         b.CreateBr(fault);
         b.SetInsertPoint(cont);
       }
@@ -339,10 +360,12 @@ struct JitEngine::Impl {
       if (branch) store64(b, npc, b.getInt64(pc + 4));
       if (fallback || !g::kJitEmit[id](c, insn)) {
         ++stats_fallback;
-        c.call_helper(reinterpret_cast<void*>(g::kExec[id]), vplat::adljit::Ctx::Ret::Void, true, {c.k64(insn)}, true);
+        c.call_helper(reinterpret_cast<void*>(g::kExec[id]), vplat::adljit::Ctx::Ret::Void, true,
+                      {c.k64(insn)}, true);
       }
       if (unpriv)
-        b.CreateStore(b.getInt32(req.key.el), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
+        b.CreateStore(b.getInt32(req.key.el),
+                      b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
       if (branch) {
         llvm::Value* target = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, npc));
         store64(b, pc_off, target);
@@ -403,9 +426,11 @@ struct JitEngine::Impl {
                                      b.CreateMul(index, c.k64(sizeof(Core::TlbEntry))));
     const size_t tag_off = read ? offsetof(Core::TlbEntry, read) : offsetof(Core::TlbEntry, write);
     llvm::Value* tag = b.CreateLoad(c.i64, b.CreateConstInBoundsGEP1_64(i8, entry, tag_off));
-    llvm::Value* host = b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host)));
-    llvm::Value* ok = b.CreateAnd(b.CreateICmpEQ(tag, page), b.CreateICmpNE(host, llvm::ConstantPointerNull::get(
-                                                                                      llvm::PointerType::get(c.ctx, 0))));
+    llvm::Value* host =
+        b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host)));
+    llvm::Value* ok =
+        b.CreateAnd(b.CreateICmpEQ(tag, page),
+                    b.CreateICmpNE(host, llvm::ConstantPointerNull::get(llvm::PointerType::get(c.ctx, 0))));
     if (size > 1) {
       ok = b.CreateAnd(ok, b.CreateICmpULE(offset, c.k64(0x1000 - size)));
       llvm::Value* mask = b.CreateLoad(c.i64, b.CreateConstInBoundsGEP1_64(i8, s, off.align_mask));
@@ -434,8 +459,8 @@ struct JitEngine::Impl {
     }
     b.CreateBr(join);
     b.SetInsertPoint(slow);
-    llvm::Value* slow_value = c.call_helper_direct(fn, read ? vplat::adljit::Ctx::Ret::I64 : vplat::adljit::Ctx::Ret::Void,
-                                                   true, args, true);
+    llvm::Value* slow_value = c.call_helper_direct(
+        fn, read ? vplat::adljit::Ctx::Ret::I64 : vplat::adljit::Ctx::Ret::Void, true, args, true);
     llvm::BasicBlock* slow_end = b.GetInsertBlock();
     b.CreateBr(join);
     b.SetInsertPoint(join);
@@ -530,7 +555,11 @@ struct JitEngine::Impl {
     Request r;
     r.key = key;
     uint64_t off = key.va & 0xfff;
-    unsigned limit = std::min<unsigned>(max_len, static_cast<unsigned>((0x1000 - off) / 4));
+    // Blocks end at every kRegionBytes boundary (the run loop offers a block start there), so that code
+    // entered in the middle of a long straight run (after an interrupt, or at the start of a run() quantum)
+    // meets the same block starts again within one region.
+    unsigned limit =
+        std::min<unsigned>(max_len, static_cast<unsigned>((kRegionBytes - (off & (kRegionBytes - 1))) / 4));
     for (unsigned i = 0; i < limit; ++i) {
       uint32_t insn;
       if (e.host) {
@@ -576,7 +605,7 @@ struct JitEngine::Impl {
     return raw;
   }
 
-  void set_entry(const Key& k, Block* b) { cache[(k.va >> 2) & (kCache - 1)] = Entry{k.va, k.pa, k.el, cache_gen, 0, b}; }
+  void set_entry(const Key& k, Block* b) { cache[cache_index(k.va)] = Entry{k.va, k.pa, k.el, cache_gen, b}; }
 
   void drop_page(uint64_t pa_page) {
     auto p = pages.find(pa_page);
@@ -635,9 +664,28 @@ struct JitEngine::Impl {
       if (out) *out = b;
       return;
     }
+    // A block cut at a region boundary runs into the next one every time it runs: translate the rest of
+    // the straight-line code on this page now rather than after another kHotThreshold passes each.
+    std::vector<Request> batch;
+    batch.push_back(std::move(r));
+    while (batch.size() < kBatch) {
+      const Request& prev = batch.back();
+      const unsigned len = static_cast<unsigned>(prev.words.size());
+      const Key next{prev.key.va + 4ull * len, prev.key.pa + 4ull * len, prev.key.el};
+      if (next.va & (kRegionBytes - 1) ||
+          role_of(g::decode(prev.words.back()), prev.words.back()) != Role::Body)
+        break;
+      if (!(next.va & 0xfff) || blocks.count(next) || pending.count(next)) break;
+      Request nr = form(c, next, e, kMaxBlockInsns);
+      if (nr.words.empty()) break;
+      nr.page_gen = p.gen;
+      p.keys.push_back(next);
+      pending.insert(next);
+      batch.push_back(std::move(nr));
+    }
     {
       std::lock_guard<std::mutex> l(m);
-      queue.push_back(std::move(r));
+      for (auto& q : batch) queue.push_back(std::move(q));
     }
     cv.notify_one();
   }
@@ -659,12 +707,15 @@ JitEngine::~JitEngine() {
   // VPLAT_JIT_STATS=1: what the tier did, for tuning.
   if (const char* v = std::getenv("VPLAT_JIT_STATS"); v && *v == '1') {
     const JitStats& s = stats();
-    std::fprintf(stderr,
-                 "jit: %llu blocks compiled, %llu block runs, %llu instructions in blocks, %llu page invalidations, "
-                 "%llu flushes, %llu interpreter calls compiled into blocks\n",
-                 static_cast<unsigned long long>(s.blocks_compiled), static_cast<unsigned long long>(s.blocks_run),
-                 static_cast<unsigned long long>(s.insns_in_blocks), static_cast<unsigned long long>(s.invalidated_pages),
-                 static_cast<unsigned long long>(s.flushes), static_cast<unsigned long long>(s.fallback_insns));
+    std::fprintf(
+        stderr,
+        "jit: %llu blocks compiled, %llu block runs, %llu instructions in blocks, %llu page invalidations, "
+        "%llu flushes, %llu interpreter calls compiled into blocks, %llu instructions interpreted\n",
+        static_cast<unsigned long long>(s.blocks_compiled), static_cast<unsigned long long>(s.blocks_run),
+        static_cast<unsigned long long>(s.insns_in_blocks),
+        static_cast<unsigned long long>(s.invalidated_pages), static_cast<unsigned long long>(s.flushes),
+        static_cast<unsigned long long>(s.fallback_insns),
+        static_cast<unsigned long long>(s.insns_interpreted));
   }
 }
 
@@ -691,13 +742,13 @@ Block* JitEngine::Impl::lookup(Core& c, uint64_t budget_left, bool count) {
   const unsigned el = c.el_;
   const Core::TlbEntry& e = c.tlb_[el][(pc >> 12) & (Core::kTlbSize - 1)];
   if (e.fetch != (pc & ~0xfffull)) return nullptr; // the interpreter's fetch fills the TLB (or faults)
-  if (!e.host && c.config.system) return nullptr;   // code outside RAM is interpreted
+  if (!e.host && c.config.system) return nullptr;  // code outside RAM is interpreted
   const uint64_t pa = e.pa | (pc & 0xfff);
-  Entry& en = cache[(pc >> 2) & (kCache - 1)];
+  Entry& en = cache[cache_index(pc)];
   if (en.gen != cache_gen || en.va != pc || en.pa != pa || en.el != el) {
     const Key key{pc, pa, el};
     auto it = blocks.find(key);
-    en = Entry{pc, pa, el, cache_gen, 0, it == blocks.end() ? nullptr : it->second.get()};
+    en = Entry{pc, pa, el, cache_gen, it == blocks.end() ? nullptr : it->second.get()};
   }
   if (en.block || !count) return en.block;
   const Key key{pc, pa, el};
@@ -706,12 +757,18 @@ Block* JitEngine::Impl::lookup(Core& c, uint64_t budget_left, bool count) {
     submit(c, key, e, static_cast<unsigned>(std::min<uint64_t>(kMaxBlockInsns, budget_left)), true, &b);
     return b;
   }
-  if (++en.count == kHotThreshold && !pending.count(key)) submit(c, key, e, kMaxBlockInsns, false, nullptr);
+  uint16_t& h = heat[heat_index(pc, el)];
+  if (++h >= kHotThreshold) {
+    h = 0;
+    if (!pending.count(key)) submit(c, key, e, kMaxBlockInsns, false, nullptr);
+  }
   return nullptr;
 }
 
 bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint32_t& retired, bool& faulted) {
   auto& im = *impl_;
+  im.stats.insns_interpreted += c.retired - c.jit_retired_mark_;
+  c.jit_retired_mark_ = c.retired;
   if (!im.graveyard.empty()) im.collect_garbage();
   im.poll_results();
   if (im.blocks.size() > kMaxBlocks) im.drop_all();
@@ -741,6 +798,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     if (!b || !b->fn || b->len > budget_left || (b->fp && c.fp_trap_)) break;
   }
   im.stats.insns_in_blocks += total;
+  c.jit_retired_mark_ += total; // the run loop adds them to c.retired
   retired = static_cast<uint32_t>(total);
   return true;
 }

@@ -3,8 +3,8 @@
 //
 // A block starts at a guest PC and ends after a branch, before an instruction the interpreter must run
 // (system instructions, exception generation, WFI/WFE/SEV/SEVL, load-exclusives, unallocated encodings), at
-// the end of the 4 KiB page, or after kMaxBlockInsns instructions. Blocks are keyed by (virtual PC,
-// physical address, EL): the core finds the physical address of PC through its fetch TLB, so a block is
+// the next kRegionBytes-aligned address (at most kMaxBlockInsns instructions). Blocks are keyed by (virtual
+// PC, physical address, EL): the core finds the physical address of PC through its fetch TLB, so a block is
 // only entered where the interpreter could fetch its first instruction, and a change of mapping needs no
 // flush. A guest store to a page holding translated code (the TLB write fast path misses such pages)
 // or an IC instruction drops the translations of that page.
@@ -31,18 +31,20 @@ const char* engine_name(Engine e);
 
 struct JitStats {
   uint64_t blocks_compiled = 0, blocks_run = 0, insns_in_blocks = 0, invalidated_pages = 0, flushes = 0;
-  uint64_t fallback_insns = 0; // instructions inside blocks that call their interpreter function
+  uint64_t fallback_insns = 0;    // instructions inside blocks that call their interpreter function
+  uint64_t insns_interpreted = 0; // by the run loop, counted when it next offers a block start
 };
 
 class JitEngine {
 public:
   static constexpr unsigned kMaxBlockInsns = 64;
+  static constexpr uint64_t kRegionBytes = 4 * kMaxBlockInsns; // blocks never cross such an aligned boundary
   // Runs of a block start before Auto compiles it. Compiling a block costs milliseconds (about as much as
   // interpreting a few hundred thousand instructions), so only code that keeps running is worth it; with
   // lower thresholds the queue fills with lukewarm code and hot code waits (measured on the Debian boot:
   // 16 -> ~150 s, 256 -> 37 s, 1024 -> 19 s, 4096 -> 13 s on a loaded 2-core host).
   static constexpr unsigned kHotThreshold = 4096;
-  static constexpr size_t kMaxBlocks = 32768;   // translations kept before the cache is flushed
+  static constexpr size_t kMaxBlocks = 32768; // translations kept before the cache is flushed
 
   explicit JitEngine(bool synchronous);
   ~JitEngine();
