@@ -111,7 +111,8 @@ struct KeyHash {
   size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.va * 31 + k.pa * 7 + k.el); }
 };
 
-using BlockFn = uint64_t (*)(g::State* s, uint32_t attention);
+// `limit` (>= 1): the most instructions the call may retire (the run loop's budget left).
+using BlockFn = uint64_t (*)(g::State* s, uint32_t attention, uint64_t limit);
 constexpr uint64_t kFaulted = 1ull << 32;
 
 // The code of one compiled module. When the last block using it is dropped, its memory is released at the
@@ -130,6 +131,10 @@ struct Block {
   bool fp = false;  // contains FP/SIMD instructions (they trap when CPACR_EL1.FPEN says so)
   BlockFn fn = nullptr;
   std::shared_ptr<Chunk> code;
+  // The blocks that followed this one last (a branch's two ways), valid while the cache generation they
+  // were found in lasts: dropping any block bumps it, so these never point at a freed block.
+  Block* next[2] = {nullptr, nullptr};
+  uint64_t next_gen[2] = {0, 0};
 };
 
 struct Request {
@@ -186,7 +191,27 @@ struct JitEngine::Impl {
   uint64_t cache_gen = 1;                   // bumped when blocks are dropped: every entry is then stale
   std::unordered_set<Key, KeyHash> pending; // submitted to the background compiler
 
-  Block* lookup(Core& c, uint64_t budget_left, bool count);
+  Block* lookup(Core& c, bool count);
+
+  // The block at c.PC if it is one that followed `b` before: the same checks as lookup (the fetch TLB
+  // maps PC to the block's physical address in RAM; the EL cannot change inside a chain of blocks)
+  // without the cache probe.
+  Block* follow(Core& c, const Block& b) const {
+    const uint64_t pc = c.PC;
+    for (int i = 0; i < 2; ++i) {
+      Block* n = b.next[i];
+      if (!n || b.next_gen[i] != cache_gen || n->key.va != pc) continue;
+      const Core::TlbEntry& e = c.tlb_[n->key.el][(pc >> 12) & (Core::kTlbSize - 1)];
+      if (e.fetch == (pc & ~0xfffull) && e.host && (e.pa | (pc & 0xfff)) == n->key.pa) return n;
+    }
+    return nullptr;
+  }
+  void remember(Block& b, Block* n) {
+    // With both ways known, a third target (an indirect branch) replaces the second.
+    const int slot = b.next[0] && b.next_gen[0] == cache_gen ? 1 : 0;
+    b.next[slot] = n;
+    b.next_gen[slot] = cache_gen;
+  }
   std::vector<llvm::orc::ResourceTrackerSP> graveyard; // removed at the next safe point
   uint64_t epoch = 0, next_name = 0;
 
@@ -285,19 +310,21 @@ struct JitEngine::Impl {
     return std::move(compile(std::move(one)).front());
   }
 
-  // IR for one block: uint64_t fn(State*, uint32_t attention) returning the instructions retired, with
-  // kFaulted when the next one raised an exception.
+  // IR for one block: uint64_t fn(State*, uint32_t attention, uint64_t limit) returning the instructions
+  // retired, with kFaulted when the next one raised an exception. A block stops after `limit` instructions,
+  // so a budget ends exactly where the interpreter would end it, inside a block as well.
   void build_function(llvm::LLVMContext& lctx, llvm::Module& module, const Request& req,
                       const std::string& name) {
     llvm::LLVMContext* ctx = &lctx;
     llvm::IRBuilder<> b(*ctx);
     auto* i64 = b.getInt64Ty();
     auto* i32 = b.getInt32Ty();
-    auto* ft = llvm::FunctionType::get(i64, {b.getPtrTy(), i32}, false);
+    auto* ft = llvm::FunctionType::get(i64, {b.getPtrTy(), i32, i64}, false);
     auto* f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, &module);
     f->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::Value* state = f->getArg(0);
     llvm::Value* attention = f->getArg(1);
+    llvm::Value* limit = f->getArg(2);
     b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", f));
     vplat::adljit::Ctx c(b, state);
     unsigned access_el = req.key.el; // EL whose TLB data accesses use (0 for LDTR/STTR)
@@ -311,10 +338,24 @@ struct JitEngine::Impl {
       bb.CreateStore(v, bb.CreateConstInBoundsGEP1_64(bb.getInt8Ty(), state, offset));
     };
     const unsigned n = static_cast<unsigned>(req.words.size());
+    llvm::BasicBlock* budget_end = nullptr; // the budget ran out before the block's end
+    if (n > 1) {
+      budget_end = llvm::BasicBlock::Create(*ctx, "budget", f);
+      llvm::IRBuilder<> eb(budget_end);
+      llvm::Value* at = eb.CreateAdd(eb.getInt64(req.key.va), eb.CreateShl(limit, 2));
+      store64(eb, pc_off, at);
+      store64(eb, npc, at);
+      eb.CreateRet(limit);
+    }
     bool ended = false;
     for (unsigned i = 0; i < n && !ended; ++i) {
       const uint32_t insn = req.words[i];
       const uint64_t pc = req.key.va + 4ull * i;
+      if (i > 0) {
+        auto* go = llvm::BasicBlock::Create(*ctx, "go", f);
+        b.CreateCondBr(b.CreateICmpEQ(limit, b.getInt64(i)), budget_end, go);
+        b.SetInsertPoint(go);
+      }
       const int id = g::decode(insn);
       const auto& info = g::kInsnInfo[id];
       const uint8_t flags = insn_flags(id);
@@ -736,7 +777,7 @@ void JitEngine::add_core(Core& core) {
 
 // The block at core.PC if the fetch TLB maps it to RAM (or any memory, in user mode) and a translation
 // exists; counts the start for hotness (Auto) or translates it now (Jit) otherwise.
-Block* JitEngine::Impl::lookup(Core& c, uint64_t budget_left, bool count) {
+Block* JitEngine::Impl::lookup(Core& c, bool count) {
   const uint64_t pc = c.PC;
   if (pc & 3) return nullptr;
   const unsigned el = c.el_;
@@ -754,7 +795,7 @@ Block* JitEngine::Impl::lookup(Core& c, uint64_t budget_left, bool count) {
   const Key key{pc, pa, el};
   if (sync) {
     Block* b = nullptr;
-    submit(c, key, e, static_cast<unsigned>(std::min<uint64_t>(kMaxBlockInsns, budget_left)), true, &b);
+    submit(c, key, e, kMaxBlockInsns, true, &b);
     return b;
   }
   uint16_t& h = heat[heat_index(pc, el)];
@@ -773,18 +814,15 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   im.poll_results();
   if (im.blocks.size() > kMaxBlocks) im.drop_all();
   if (c.il_) return false;
-  Block* b = im.lookup(c, budget_left, true);
+  Block* b = im.lookup(c, true);
   if (!b || !b->fn || (b->fp && c.fp_trap_)) return false;
-  // The tail of a budget that a block does not fit runs in the interpreter, so that the instructions
-  // retired per run() call never depend on the tier. (Engine::Jit forms new blocks no longer than the budget
-  // left, so only a block formed earlier with more budget is skipped here.)
-  if (b->len > budget_left) return false;
   // Blocks follow one another here while nothing the run loop checks between instructions has changed:
   // the attention flags are as they were (EL, DAIF, the power state and the FP trap cannot change inside
   // blocks: the instructions that change them are interpreted), and the budget covers the next block.
   uint64_t total = 0;
   for (;;) {
-    uint64_t r = b->fn(&c, attention);
+    // A block longer than the budget left stops where the budget ends, as the interpreter would.
+    uint64_t r = b->fn(&c, attention, budget_left);
     uint32_t k = static_cast<uint32_t>(r);
     total += k;
     budget_left -= k;
@@ -793,9 +831,14 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
       faulted = true;
       break;
     }
-    if (c.attention_.load(std::memory_order_relaxed) != attention) break;
-    b = im.lookup(c, budget_left, !im.sync);
-    if (!b || !b->fn || b->len > budget_left || (b->fp && c.fp_trap_)) break;
+    if (budget_left == 0 || c.attention_.load(std::memory_order_relaxed) != attention) break;
+    Block* nb = im.follow(c, *b);
+    if (!nb) {
+      nb = im.lookup(c, !im.sync);
+      if (nb && nb->fn) im.remember(*b, nb);
+    }
+    b = nb;
+    if (!b || !b->fn || (b->fp && c.fp_trap_)) break;
   }
   im.stats.insns_in_blocks += total;
   c.jit_retired_mark_ += total; // the run loop adds them to c.retired

@@ -9,8 +9,8 @@
 // flush. A guest store to a page holding translated code (the TLB write fast path misses such pages)
 // or an IC instruction drops the translations of that page.
 //
-// Determinism: a block runs only when the remaining budget covers all its instructions, retires exactly
-// the instructions the interpreter would, and returns to the run loop (where interrupts are checked)
+// Determinism: a block stops where the run loop's budget ends (inside the block if need be), retires
+// exactly the instructions the interpreter would, and returns to the run loop (where interrupts are checked)
 // after any instruction that changed the core's attention flags (an interrupt raised by a device access,
 // an exit request, translated code overwritten). So the virtual clock and interrupt delivery points do not
 // depend on when a background compile finishes.
@@ -53,9 +53,10 @@ public:
 
   void add_core(Core& core);
 
-  // Called by the run loop at a block start, outside any translated code. Runs the block at core.PC if
-  // there is one that fits `budget_left`; returns false (nothing ran) otherwise. `retired` is the number
-  // of instructions completed; `faulted` says the next instruction raised an exception (EXC set, PC at it).
+  // Called by the run loop at a block start, outside any translated code. Runs the block at core.PC (and
+  // those that follow it) for at most `budget_left` instructions if there is one; returns false (nothing ran)
+  // otherwise. `retired` is the number of instructions completed; `faulted` says the next instruction raised
+  // an exception (EXC set, PC at it).
   bool try_run(Core& core, uint64_t budget_left, uint32_t attention, uint32_t& retired, bool& faulted);
 
   // Whether the physical page holds (or is being compiled into) translated code.
