@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run check bench bench-boot bench-cpu clean format
+.PHONY: all deps configure build run check bench bench-boot bench-cpu clean format workloads-host workloads-arm64 gpu-suite
 
 all: build
 
@@ -36,6 +36,17 @@ bench-boot: build image
 bench-cpu: build image
 	@./bench/cpu-workloads.sh $(BUILD)
 
+# The GPU workload suite (guest-images/workloads/README.md): native build (tested on the host's Mesa by ctest),
+# the arm64 build for the Mesa guest image, and the suite's table (GPU_SUITE=--host runs it on the host's Mesa).
+workloads-host: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target workloads-host
+
+workloads-arm64:
+	@./guest-images/build-workloads.sh $(BUILD)/workloads-arm64
+
+gpu-suite: build
+	@./bench/gpu-suite.sh $(GPU_SUITE) $(BUILD)
+
 format:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format -i
 
@@ -45,7 +56,7 @@ clean:
 # Guest images from Debian arm64 packages (guest-images/README.md); downloads are cached outside the repo.
 # Each carries Debian's panfrost module and our GPU test program panfrost-smoke; in the guest, vplat-gpu-load
 # loads the module.
-.PHONY: image image-trixie image-disk image-gpu
+.PHONY: image image-trixie image-disk image-gpu image-gpu-trixie
 image:
 	@./guest-images/build-default.sh $(BUILD)/guest
 
@@ -55,6 +66,11 @@ image-trixie:
 image-disk:
 	@./guest-images/build-disk.sh $(BUILD)/guest-disk
 
-# The default image with /init loading panfrost and its dependencies at boot.
+# The GPU guest: an initramfs whose /init loads panfrost and the disk modules at boot, plus a disk with Debian's
+# Mesa (EGL/GLES on panfrost) and our GLES compute workloads (boot it with --disk and vplat.root=/dev/vda).
 image-gpu:
-	@./guest-images/build-default.sh --with-gpu $(BUILD)/guest-gpu
+	@./guest-images/build-gpu.sh $(BUILD)/guest-gpu
+
+# trixie's Mesa 25 with Rusticl (OpenCL) on a disk, with the GLES and OpenCL workloads (guest-images/workloads).
+image-gpu-trixie:
+	@./guest-images/build-gpu-trixie.sh $(BUILD)/guest-gpu-trixie

@@ -1,11 +1,16 @@
 // gpu-interp: the Bifrost shader cores' interpreter speed on a compute-heavy job (bench/gpu-interp.sh).
 // One Compute job, decoded as the job manager would hand it over, runs on ComputeCores with N host threads: every
 // thread runs an FMA-chain loop (x = x * m + a, 4 fused multiply-adds per iteration, a counter and a branch) for
-// the given number of iterations and stores x. GPU memory is identity-mapped guest RAM. Prints one line:
+// the given number of iterations and stores x. GPU memory is identity-mapped guest RAM. A fourth argument
+// "timing" runs the timing models too (instrumentation/models; bench/timing-overhead.sh). Prints one line:
 //   threads N workgroups W thread_instructions I seconds S per_thread_rate R cpus C
 // where R is thread instructions (FMA and ADD slots of active lanes) per host second per host thread and C the
 // host CPUs the run got on average (process CPU time / wall time: below N on a loaded host). Outputs are
-// checked against std::fma on the host; a mismatch is an error (exit 1).
+// checked against std::fma on the host; a mismatch is an error (exit 1). The fourth argument is a comma-separated
+// list of options: `stats` turns the shader statistics on (clause counting, tallied into a stats::Collector;
+// bench/stats-overhead.sh; the line then ends with the job's warp clause count from them); `short` replaces the
+// loop by a 2-tuple counting loop (no FMA chain; the stored value is 0): the most clause executions, and so the
+// most counter updates, per instruction.
 #include "bifrost_asm.h"
 #include "devices/bus.h"
 #include "gpu-bifrost/compute_cores.h"
@@ -58,7 +63,9 @@ uint32_t fbits(float f) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: gpu-interp THREADS [WORKGROUPS [ITERATIONS]]\n");
+  std::fprintf(stderr, "usage: gpu-interp THREADS [WORKGROUPS [ITERATIONS [OPTIONS]]]\n"
+                       "  OPTIONS: comma-separated stats (shader statistics), short (2-tuple loop clause),\n"
+                       "           timing (timing models; prints the estimates)\n");
   return 2;
 }
 
@@ -71,6 +78,17 @@ int main(int argc, char** argv) {
   uint32_t iterations = argc > 3 ? static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 2000;
   constexpr uint32_t kLocal = 64;
   if (threads < 1 || threads > 64 || groups < 1 || groups > 4096 || iterations < 1) return usage();
+  // The fourth argument is a comma-separated set of {stats, short, timing}.
+  bool with_stats = false, short_loop = false, timing = false;
+  for (std::string rest = argc > 4 ? argv[4] : ""; !rest.empty();) {
+    const size_t comma = rest.find(',');
+    const std::string opt = rest.substr(0, comma);
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    if (opt == "stats") with_stats = true;
+    else if (opt == "short") short_loop = true;
+    else if (opt == "timing") timing = true;
+    else return usage();
+  }
 
   dev::Bus bus;
   bus.add_ram(kRam, kRamSize);
@@ -93,6 +111,9 @@ int main(int argc, char** argv) {
       "header flow=3\ntuple p0=r60 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +NOP ; fma->r2\nconst 0x2",
       "header sr=1 msg=6\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
       "tuple ; *NOP ; +STORE.i32 src0=7 src1=3 seg=1"};
+  if (short_loop)
+    clauses[1] = "header flow=1\ntuple p0=r0 fau=c1 ; *NOP ; +ISUB.s32 src0=0 src1=4 ; add->r0\n"
+                 "tuple fau=c0 ; *NOP ; +BRANCHZ.i32 src0=7 src2=5 eq=0\nconst pchi 0\nconst 0x1";
   uint64_t at = kCode;
   try {
     for (const auto& c : clauses) {
@@ -118,7 +139,11 @@ int main(int argc, char** argv) {
 
   gpu::bifrost::ComputeCores::Config cc;
   cc.host_threads = threads;
+  cc.timing = timing;
+  cc.report = timing; // the shader's static estimate and the job's estimate on stderr, as --gpu-timing on prints them
   gpu::bifrost::ComputeCores cores(cc);
+  stats::Collector collector;
+  if (with_stats) cores.set_stats(&collector);
   Memory mem(mmu);
   std::atomic<bool> abort{false};
   auto cpu_seconds = [] {
@@ -138,7 +163,7 @@ int main(int argc, char** argv) {
   }
   float x = 0.0f;
   for (uint32_t i = 0; i < iterations; ++i)
-    for (int k = 0; k < 4; ++k) x = std::fma(x, m, a);
+    for (int k = 0; k < 4 && !short_loop; ++k) x = std::fma(x, m, a);
   for (uint32_t i = 0; i < groups * kLocal; ++i) {
     uint32_t v = 0;
     bus.copy_from(kOut + 4 * i, &v, 4);
@@ -148,9 +173,19 @@ int main(int argc, char** argv) {
     }
   }
   auto s = cores.stats();
-  std::printf("threads %u workgroups %u thread_instructions %llu seconds %.3f per_thread_rate %.0f cpus %.2f\n", threads,
-              groups,
-              static_cast<unsigned long long>(s.thread_instructions), seconds,
+  std::printf("threads %u workgroups %u thread_instructions %llu seconds %.3f per_thread_rate %.0f cpus %.2f",
+              threads, groups, static_cast<unsigned long long>(s.thread_instructions), seconds,
               static_cast<double>(s.thread_instructions) / seconds / threads, cpus);
+  if (with_stats) {
+    // The job never becomes visible through a job manager here: report it as if it had.
+    collector.job_visible(0, 0, 0, "Compute", gpu::exc::DONE, 0, 1);
+    stats::Run run;
+    std::vector<stats::TimelineEvent> events;
+    collector.finish(run, events);
+    std::printf(" stats_warp_clauses %llu",
+                static_cast<unsigned long long>(run.jobs.empty() ? 0 : run.jobs[0].compute.counters.warp_clauses));
+  }
+  if (timing) std::printf(" estimate_cycles %llu", static_cast<unsigned long long>(r.estimate_cycles));
+  std::printf("\n");
   return 0;
 }

@@ -547,6 +547,7 @@ RunResult Core::run(uint64_t budget) {
         raise(Exception::Undefined);
         goto fault;
       }
+      if (insn_counts) ++insn_counts[id];
       uint8_t f = kFlags[id];
       if (kEndsBlock[id]) block_start = true;
       if (f | il_) {

@@ -222,8 +222,10 @@ public:
   MemoryPort& mem;
   uint64_t retired = 0;
   uint64_t jit_retired_mark_ = 0; // `retired` when the JIT tier last counted (its statistics)
-  uint32_t cur_insn = 0;          // the instruction being executed
-  uint64_t excl_pa = 0;           // physical address the exclusive monitor marks (valid while EXCL_VALID)
+  // --cpu-stats: executions per generated instruction id, counted by the interpreter only (nullptr: off).
+  uint64_t* insn_counts = nullptr;
+  uint32_t cur_insn = 0; // the instruction being executed
+  uint64_t excl_pa = 0;  // physical address the exclusive monitor marks (valid while EXCL_VALID)
 
   // ---- Used by the helpers (a64_helpers.cpp, a64_system_helpers.cpp); not an interface.
   struct TlbEntry {
@@ -267,6 +269,13 @@ public:
   }
   void jit_notify() { attention_.fetch_or(kAttnJit, std::memory_order_relaxed); }
   TranslationRegs translation_regs() const;
+  // Instructions completed before the one executing now, whatever the engine: `retired` is updated after
+  // each interpreted instruction but only after a run of translated blocks, so inside a block the count is
+  // the block's start plus the instructions before PC (a block is straight-line code, and every instruction
+  // that can reach a device or the timers, i.e. that may fault or calls out, stores its PC first).
+  uint64_t retired_exact() const {
+    return in_block_ ? block_base_retired_ + ((PC - block_va_) >> 2) : retired;
+  }
 
 private:
   friend class JitEngine;
@@ -286,6 +295,9 @@ private:
   uint64_t pending_ret_ = 0, pending_far_ = 0;
   bool pending_far_valid_ = false;
   std::vector<uint64_t> breakpoints_;
+  bool in_block_ = false;           // a translated block is running (JitEngine::try_run)
+  uint64_t block_base_retired_ = 0; // retired when it started
+  uint64_t block_va_ = 0;           // its first instruction
 
   void update_cached();
   void take_exception(uint32_t esr, uint64_t far, bool far_valid, uint64_t ret, unsigned offset,

@@ -820,7 +820,10 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   // the attention flags are as they were (EL, DAIF, the power state and the FP trap cannot change inside
   // blocks: the instructions that change them are interpreted), and the budget covers the next block.
   uint64_t total = 0;
+  c.in_block_ = true;
   for (;;) {
+    c.block_base_retired_ = c.retired + total;
+    c.block_va_ = b->key.va;
     // A block longer than the budget left stops where the budget ends, as the interpreter would.
     uint64_t r = b->fn(&c, attention, budget_left);
     uint32_t k = static_cast<uint32_t>(r);
@@ -840,6 +843,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     b = nb;
     if (!b || !b->fn || (b->fp && c.fp_trap_)) break;
   }
+  c.in_block_ = false;
   im.stats.insns_in_blocks += total;
   c.jit_retired_mark_ += total; // the run loop adds them to c.retired
   retired = static_cast<uint32_t>(total);

@@ -1,5 +1,7 @@
 #include "gpu-bifrost/bifrost_clause.h"
 #include "bifrost_isa.h"
+#include "gpu-bifrost/clause_stats.h"
+#include "gpu-bifrost/clause_timing.h"
 #include <cstdio>
 #include <cstring>
 
@@ -38,6 +40,45 @@ void decode_writes(DecodedTuple& t, uint64_t next_regs, bool next_is_first) {
   t.write3_fma = gen::mode_slot3_fma(mode);
   t.write2_reg = static_cast<uint8_t>(gen::regs_reg2(next_regs));
   t.write3_reg = static_cast<uint8_t>(gen::regs_reg3(next_regs));
+}
+
+ClauseMetrics clause_metrics(const DecodedClause& c) {
+  ClauseMetrics m;
+  for (unsigned i = 0; i < c.tuple_count; ++i) {
+    const DecodedTuple& t = c.tuples[i];
+    for (bool p : t.port_read) m.reg_reads += p;
+    m.reg_writes += (t.write2 != SlotOp::Idle) + (t.write3 != SlotOp::Idle);
+    for (bool fma : {true, false}) {
+      int id = fma ? t.fma_id : t.add_id;
+      uint32_t word = fma ? t.fma_word : t.add_word;
+      const InsnStatic& s = insn_static(id);
+      m.nops += s.nop;
+      m.staging_reads += s.staging_reads;
+      m.staging_writes += s.staging_writes;
+      for (unsigned k = 0; k < s.srcs; ++k) {
+        unsigned sel = (word >> s.src_lsb[k]) & 7;
+        // Source 3 is the constant #0 on the FMA unit and the FMA result (t) on the ADD unit.
+        if (sel == 6 || sel == 7 || (sel == 3 && !fma)) ++m.temp_reads;
+        else if (sel == 4 || sel == 5) {
+          if (t.fau_kind == FauKind::Uniform) ++m.fau_uniform;
+          else if (t.fau_kind == FauKind::Constant) ++m.fau_constant;
+          else ++m.fau_special;
+        }
+      }
+      if (s.mem != MemOp::None && m.access_count < m.accesses.size()) {
+        ClauseMetrics::Access& a = m.accesses[m.access_count++];
+        a.op = s.mem;
+        a.bytes = s.mem_bytes;
+        a.seg = s.fixed_seg;
+        if (s.seg_lsb >= 0) {
+          unsigned seg = (word >> s.seg_lsb) & 7; // ISA.xml: 1 none, 2 wls, 3 stream, 4 ubo, 7 tl
+          a.seg = seg == 2 ? MemSeg::Wls : seg == 4 ? MemSeg::Ubo : seg == 7 ? MemSeg::Tls : MemSeg::Global;
+        } else if (s.wls_lsb >= 0 && ((word >> s.wls_lsb) & 1))
+          a.seg = MemSeg::Wls;
+      }
+    }
+  }
+  return m;
 }
 
 } // namespace
@@ -142,6 +183,8 @@ bool decode_clause(uint64_t address, const QwordReader& read, DecodedClause& c) 
       invalid(c, w);
       break;
     }
+  if (!c.exception) c.metrics = clause_metrics(c);
+  if (!c.exception) c.cost = models::analyse_clause(clause_shape(c), models::g71());
   return true;
 }
 

@@ -3,6 +3,7 @@
 // archdesc/bifrost/base.adl (the generated bifrost_isa.h); FMA and ADD words are identified by the generated
 // decoders. A clause that cannot execute records the GPU exception the hardware raises (INSTR_INVALID_ENC).
 #pragma once
+#include "instrumentation/models/timing.h"
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -40,6 +41,28 @@ struct DecodedTuple {
   uint64_t fau_const = 0;
 };
 
+// Memory messages, for statistics: segments as the storage levels they reach (ISA.xml's stream segment is
+// global memory with a cache hint; images go through the attribute tables).
+enum class MemSeg : uint8_t { Global = 0, Wls = 1, Tls = 2, Ubo = 3, Image = 4 };
+constexpr unsigned kNumMemSegs = 5;
+enum class MemOp : uint8_t { None = 0, Load = 1, Store = 2, Atomic = 3 };
+
+// What one lane's execution of a clause does, worked out once at decode time (clause_stats.h).
+struct ClauseMetrics {
+  uint8_t nops = 0;                           // FMA and ADD slots holding NOP
+  uint8_t reg_reads = 0, reg_writes = 0;      // register-block port reads, slot writes
+  uint8_t staging_reads = 0, staging_writes = 0;
+  uint8_t temp_reads = 0;                     // operands from t, t0, t1
+  uint8_t fau_uniform = 0, fau_constant = 0, fau_special = 0; // FAU operands by kind
+  struct Access {
+    MemSeg seg = MemSeg::Global;
+    MemOp op = MemOp::None;
+    uint8_t bytes = 0;
+  };
+  std::array<Access, 2 * kMaxTuples> accesses{};
+  uint8_t access_count = 0;
+};
+
 struct DecodedClause {
   uint64_t address = 0;
   unsigned qwords = 0;     // size, including constant quadwords
@@ -51,6 +74,8 @@ struct DecodedClause {
   unsigned constant_count = 0;
   uint32_t exception = 0;  // nonzero: executing this clause raises it
   std::string error;       // why (for logs and tests)
+  ClauseMetrics metrics;   // valid when exception == 0
+  models::ClauseCost cost; // static timing (clause_timing.h), filled by decode_clause for a valid clause
   uint64_t next() const { return address + 16ull * qwords; }
   unsigned flow() const;   // header flow_control (0 = end of shader)
   unsigned staging_register() const;

@@ -1,12 +1,16 @@
 #include "gpu-bifrost/compute_cores.h"
+#include "gpu-bifrost/clause_timing.h"
 #include "gpu-bifrost/mali_regs.h"
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 namespace vplat::gpu::bifrost {
@@ -22,14 +26,16 @@ constexpr auto kPoll = std::chrono::milliseconds(1);
 
 struct Outcome {
   uint32_t status = exc::DONE;
-  uint64_t clauses = 0, tuples = 0, instructions = 0;
+  uint64_t clauses = 0, tuples = 0, instructions = 0, warps = 0;
+  models::WorkgroupCost timing;
 };
 
 // The state one job's host threads share.
 class Dispatch {
 public:
-  Dispatch(const ComputeJob& job, GpuMemory& memory, const std::atomic<bool>& abort, unsigned cores)
-      : job(job), memory(memory), abort(abort), cores(cores) {
+  Dispatch(const ComputeJob& job, GpuMemory& memory, const std::atomic<bool>& abort, unsigned cores,
+           models::KernelModel* model)
+      : job(job), memory(memory), abort(abort), cores(cores), model(model) {
     total = uint64_t{job.workgroups[0]} * job.workgroups[1] * job.workgroups[2];
     limit = total;
     if (job.wls_instances_log2 < 31 && job.wls_size_scale > 0) {
@@ -42,6 +48,7 @@ public:
   GpuMemory& memory;
   const std::atomic<bool>& abort;
   const unsigned cores;
+  models::KernelModel* model; // fed in dispatch order as workgroups retire (timing on)
   uint64_t total = 0;
   uint64_t wls_instances = 0, wls_size = 0; // 0: no workgroup memory
   std::atomic<uint64_t> limit{0};           // no workgroup at or above it needs to run (a lower one failed)
@@ -72,6 +79,9 @@ public:
       clauses += d.clauses;
       tuples += d.tuples;
       instructions += d.instructions;
+      warps += d.warps;
+      retired_workgroups += d.status == exc::DONE;
+      if (model) model->add(d.timing);
       done_.erase(done_.begin());
       ++retired_;
     }
@@ -93,6 +103,16 @@ public:
 
   uint32_t failure() const { return failure_; }
   uint64_t clauses = 0, tuples = 0, instructions = 0; // of the retired workgroups
+  uint64_t warps = 0, retired_workgroups = 0;
+
+  // Statistics the host threads hand over when they leave the job (under the lock, once per thread).
+  void add_counts(const ClauseTally& t, const std::unordered_set<uint64_t>& pages) {
+    std::lock_guard lock(m_);
+    tally.merge(t);
+    pages_.insert(pages.begin(), pages.end());
+  }
+  ClauseTally tally;
+  size_t pages() const { return pages_.size(); }
 
 private:
   std::mutex m_;
@@ -101,6 +121,7 @@ private:
   std::vector<uint64_t> in_flight_;
   std::map<uint64_t, Outcome> done_;
   uint32_t failure_ = exc::DONE;
+  std::unordered_set<uint64_t> pages_;
 
   bool conflicts(uint64_t w) const {
     for (uint64_t o : in_flight_) {
@@ -117,6 +138,8 @@ class JobView final : public ShaderMemory {
 public:
   explicit JobView(Dispatch& d) : d_(d) {}
   uint64_t workgroup = 0;
+  bool count_pages = false;
+  std::unordered_set<uint64_t> pages; // GPU virtual pages translated (count_pages)
 
   bool read(unsigned, uint64_t va, void* dst, size_t len, MmuFault& fault, Access access) override {
     auto* out = static_cast<uint8_t*>(dst);
@@ -173,6 +196,7 @@ private:
     if (e.tag == vpn + 1) return e.host;
     uint8_t* p = d_.memory.page_pointer(va, access);
     if (p) e = {vpn + 1, p};
+    if (count_pages) pages.insert(vpn);
     return p;
   }
 
@@ -191,8 +215,11 @@ private:
 
 } // namespace
 
-ComputeCores::ComputeCores(const Config& config) : config_(config), pool_(std::max(1u, config.host_threads)) {
+ComputeCores::ComputeCores(const Config& config)
+    : config_(config), pool_(std::max(1u, config.host_threads)), params_(models::g71()) {
   config_.shader_cores = std::max(1u, config_.shader_cores);
+  config_.timing = config_.timing || config_.timing_drives_completion;
+  if (config_.clock_mhz > 0) params_.clock_mhz = config_.clock_mhz;
 }
 
 unsigned ComputeCores::default_host_threads() { return std::thread::hardware_concurrency() >= 2 ? 2 : 1; }
@@ -204,7 +231,13 @@ ComputeCores::Stats ComputeCores::stats() const {
   s.quad_clauses = clauses_.load();
   s.quad_tuples = tuples_.load();
   s.thread_instructions = instructions_.load();
+  s.estimated_cycles = estimated_.load();
   return s;
+}
+
+models::KernelEstimate ComputeCores::last_estimate() const {
+  std::lock_guard lock(estimate_mu_);
+  return last_estimate_;
 }
 
 ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory, const std::atomic<bool>& abort) {
@@ -216,13 +249,20 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
   if (!push.empty() && !memory.read(job.push_uniforms_va, push.data(), push.size() * 8)) return {memory.fault_status(), 0};
 
   cache_.begin_job();
-  Dispatch d(job, memory, abort, config_.shader_cores);
+  if (config_.report) report_shader(job, memory);
+  const uint64_t wls_bytes =
+      job.wls_instances_log2 < 31 && job.wls_size_scale > 0 ? uint64_t{1} << (job.wls_size_scale - 1) : 0;
+  std::optional<models::KernelModel> model;
+  if (config_.timing) model.emplace(params_, config_.shader_cores, threads, wls_bytes);
+  Dispatch d(job, memory, abort, config_.shader_cores, model ? &*model : nullptr);
   const uint64_t tls_size = job.tls_base ? uint64_t{16} << job.tls_size : 0;
   const uint64_t nx = job.workgroups[0], ny = job.workgroups[1];
 
   pool_.run([&](unsigned) {
     JobView view(d);
+    view.count_pages = stats_ != nullptr;
     bifrost::ShaderCore core(view, cache_);
+    core.set_counting(stats_ != nullptr);
     uint64_t w;
     while (d.take(w)) {
       view.workgroup = w;
@@ -235,6 +275,7 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
       wg.id = {static_cast<uint32_t>(w % nx), static_cast<uint32_t>(w / nx % ny), static_cast<uint32_t>(w / (nx * ny))};
       wg.preload = job.preload;
       wg.max_clauses = config_.max_clauses_per_quad;
+      wg.timing = config_.timing;
       if (d.wls_instances) wg.mem.wls_base = job.wls_base + (w % d.wls_instances) * d.wls_size;
       wg.mem.wls_size = d.wls_size;
       wg.mem.tls_base = job.tls_base + (w % d.cores) * uint64_t{kThreadsPerCore} * tls_size;
@@ -250,11 +291,35 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
       o.clauses = r.clauses;
       o.tuples = r.tuples;
       o.instructions = r.lane_instructions;
+      o.warps = r.warps;
+      o.timing = r.timing;
       if (r.status == QuadResult::Status::Timeout) o.status = exc::TERMINATED;
       else if (r.status == QuadResult::Status::Fault) o.status = r.exception ? r.exception : exc::JOB_BUS_FAULT;
       d.finish(w, o);
     }
+    if (stats_) {
+      ClauseTally mine;
+      core.take_counts(mine);
+      d.add_counts(mine, view.pages);
+    }
   });
+  if (stats_) {
+    stats::ComputeJobStats js;
+    js.as = job.as;
+    js.job_va = job.job_va;
+    js.shader = job.shader_pc;
+    for (unsigned i = 0; i < 3; ++i) {
+      js.local[i] = job.local_size[i];
+      js.groups[i] = job.workgroups[i];
+    }
+    js.pages = d.pages();
+    js.counters = derive_counters(d.tally);
+    js.counters.workgroups = d.retired_workgroups;
+    js.counters.warps = d.warps;
+    js.counters.threads = d.retired_workgroups * threads;
+    js.cfg = derive_cfg(d.tally, job.as, job.shader_pc);
+    stats_->compute_done(std::move(js));
+  }
 
   workgroups_ += d.total;
   clauses_ += d.clauses;
@@ -263,7 +328,45 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
   if (abort.load()) return {exc::TERMINATED, 0};
   if (d.failure() != exc::DONE) return {d.failure(), 0};
   uint64_t issue = uint64_t{3} * config_.shader_cores;
-  return {exc::DONE, (d.tuples + d.clauses + issue - 1) / issue};
+  ShaderResult result;
+  result.gpu_cycles = (d.tuples + d.clauses + issue - 1) / issue;
+  if (model) {
+    models::KernelEstimate e = model->finish();
+    result.has_estimate = true;
+    result.estimate_cycles = e.cycles;
+    result.estimate_us = e.microseconds;
+    if (config_.timing_drives_completion) {
+      // ticks = cycles / clock x virtual clock, rounded up, in integers so every host computes the same.
+      uint64_t hz = static_cast<uint64_t>(params_.clock_mhz * 1e6);
+      result.completion_ticks =
+          std::max<uint64_t>(1, (e.cycles * config_.virtual_clock_hz + hz - 1) / std::max<uint64_t>(hz, 1));
+    }
+    estimated_ += e.cycles;
+    if (config_.report)
+      std::fprintf(stderr, "vplat: gpu-timing: job 0x%llx: %s\n", static_cast<unsigned long long>(job.job_va),
+                   e.summary().c_str());
+    std::lock_guard lock(estimate_mu_);
+    last_estimate_ = e;
+  }
+  return result;
+}
+
+void ComputeCores::report_shader(const ComputeJob& job, GpuMemory& memory) {
+  {
+    std::lock_guard lock(estimate_mu_);
+    if (!reported_shaders_.insert({job.as, job.shader_pc}).second || reported_shaders_.size() > 4096) return;
+  }
+  std::string text = shader_estimate_text(job.shader_pc, [&](uint64_t a, uint64_t& lo, uint64_t& hi) {
+    // Through page_pointer, which never stalls or records a fault: the report must not change the job.
+    if (a & 15) return false;
+    const uint8_t* page = memory.page_pointer(a, Access::Execute);
+    if (!page) return false;
+    std::memcpy(&lo, page + (a & (kPageSize - 1)), 8);
+    std::memcpy(&hi, page + (a & (kPageSize - 1)) + 8, 8);
+    return true;
+  });
+  std::fprintf(stderr, "vplat: gpu-estimate: shader 0x%llx: %s\n",
+               static_cast<unsigned long long>(job.shader_pc), text.empty() ? "(unreadable)" : text.c_str());
 }
 
 } // namespace vplat::gpu::bifrost

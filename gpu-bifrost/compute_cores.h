@@ -38,15 +38,31 @@
 // the job), at the same point for any thread count. The abort flag (hard stop, GPU reset, shutdown) is polled
 // between rounds of clauses.
 //
+// Statistics (set_stats): each host thread counts clause executions in its own ClauseMemo (clause_stats.h) and the
+// GPU pages it translates; when the job has run, the threads' counts are summed and handed to the Collector with
+// the job's dimensions. Workgroup and warp counts are those of the workgroups that retired (the same for any
+// thread count); in a job that fails, clause counts also include work done above the failing workgroup, which
+// can depend on the thread count.
+//
 // Cycles (which decide when completion becomes visible): each modelled core issues one quad-tuple per clock on
 // each of its 3 execution engines, and a clause costs one more issue slot: ceil((quad tuples + quad clauses) /
 // (3 x cores)). A rough throughput model, deterministic because it only counts work.
+//
+// Timing models (Config::timing, instrumentation/models): each executed clause adds its static cost to its
+// quad's clock (shader_core.h), each workgroup's quads are combined when it ends, and the workgroups feed the
+// analytical kernel model in dispatch order as they retire, so the estimate is the same for any host thread
+// count. The job's estimate is returned in ShaderResult; with Config::timing_drives_completion it also sets the
+// job's completion time (estimate in microseconds x the virtual clock) instead of the count above.
 #pragma once
 #include "gpu-bifrost/shader_core.h"
 #include "gpu-bifrost/shader_core_iface.h"
 #include "gpu-bifrost/worker_pool.h"
+#include "instrumentation/stats.h"
+#include "instrumentation/models/timing.h"
 #include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <set>
 
 namespace vplat::gpu::bifrost {
 
@@ -60,14 +76,24 @@ public:
     unsigned host_threads = 1;  // --gpu-threads
     unsigned shader_cores = 8;  // the modelled cores (SHADER_PRESENT)
     uint64_t max_clauses_per_quad = uint64_t{1} << 24;
+    bool timing = false;                   // run the timing models (--gpu-timing on|complete)
+    bool timing_drives_completion = false; // the estimate decides completion times (--gpu-timing complete)
+    double clock_mhz = 0;                  // --gpu-clock; 0: the parameter file's
+    uint64_t virtual_clock_hz = 50'000'000; // ticks per second of the machine's virtual clock
+    bool report = false;                   // print each job's estimate and each new shader's static estimate (stderr)
   };
   explicit ComputeCores(const Config& config);
 
   ShaderResult run_compute(const ComputeJob& job, GpuMemory& memory, const std::atomic<bool>& abort) override;
+  // Per-job shader statistics go to `collector` (nullptr: off, and nothing is counted). Set before jobs run.
+  void set_stats(stats::Collector* collector) { stats_ = collector; }
 
   struct Stats {
     uint64_t jobs = 0, workgroups = 0, quad_clauses = 0, quad_tuples = 0, thread_instructions = 0;
+    uint64_t estimated_cycles = 0; // sum of the jobs' estimates (timing on)
   };
+  // The last job's estimate (timing on; for tests and reports).
+  models::KernelEstimate last_estimate() const;
   // Totals over the jobs so far (thread instructions: FMA and ADD slots executed by active lanes).
   Stats stats() const;
   unsigned host_threads() const { return pool_.size(); }
@@ -75,10 +101,16 @@ public:
   static unsigned default_host_threads();
 
 private:
+  void report_shader(const ComputeJob& job, GpuMemory& memory);
   Config config_;
   ShaderCache cache_;
   WorkerPool pool_;
-  std::atomic<uint64_t> jobs_{0}, workgroups_{0}, clauses_{0}, tuples_{0}, instructions_{0};
+  stats::Collector* stats_ = nullptr;
+  std::atomic<uint64_t> jobs_{0}, workgroups_{0}, clauses_{0}, tuples_{0}, instructions_{0}, estimated_{0};
+  models::Params params_;
+  mutable std::mutex estimate_mu_;
+  models::KernelEstimate last_estimate_;
+  std::set<std::pair<unsigned, uint64_t>> reported_shaders_;
 };
 
 } // namespace vplat::gpu::bifrost

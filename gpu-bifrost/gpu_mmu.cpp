@@ -155,6 +155,7 @@ bool GpuMmu::translate(unsigned as, uint64_t va, Access access, uint64_t& pa, Mm
   } else {
     stats_.tlb_misses++;
     if (!walk(s, va, access, fresh, fault)) return false;
+    pages_.insert(static_cast<uint64_t>(&s - spaces_.data()) << 52 | vpage);
     // Only valid translations are cached (a fault is re-walked next time, after the driver fixes the tables).
     s.tlb[s.next_victim] = fresh;
     s.next_victim = (s.next_victim + 1) % kTlbEntries;

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <unordered_set>
 
 namespace vplat::gpu {
 
@@ -67,6 +68,9 @@ public:
     uint64_t tlb_hits = 0, tlb_misses = 0, walks = 0;
   };
   const Stats& stats() const { return stats_; }
+  // Distinct (address space, page) translations made through page tables since the MMU was built (statistics:
+  // the GPU pages a run touched). A set insert per TLB miss only.
+  size_t pages_translated() const { return pages_.size(); }
   uint64_t transtab(unsigned as) const { return as < kAddressSpaces ? spaces_[as].transtab : 0; }
   // The address space translates nothing (TRANSTAB/TRANSCFG mode "unmapped": never enabled, or disabled
   // by the driver to kill the jobs using it).
@@ -92,6 +96,7 @@ private:
   dev::Bus& bus_;
   std::array<Space, kAddressSpaces> spaces_{};
   Stats stats_;
+  std::unordered_set<uint64_t> pages_; // address space << 52 | virtual page
 
   static Mode mode_of(const Space& s);
   bool walk(Space& s, uint64_t va, Access access, TlbEntry& out, MmuFault& fault);

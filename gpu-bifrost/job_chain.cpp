@@ -96,6 +96,12 @@ ResumeState ChainRunner::resume_state() const {
 
 StepOutcome ChainRunner::step(const StepEnv& env) {
   in_job_ = false;
+  auto execute = [&](uint64_t addr, const JobHeader& h, const StepEnv& e) {
+    StepOutcome o = this->execute(addr, h, e);
+    o.job_type = h.type;
+    o.job_at = addr;
+    return o;
+  };
   // A job waiting for its dependencies that can run now goes first, in chain order.
   for (size_t i = 0; i < pending_.size(); i++) {
     if (!ready(pending_[i].h, i == 0)) continue;
@@ -161,7 +167,7 @@ StepOutcome ChainRunner::execute(uint64_t addr, const JobHeader& h, const StepEn
   if (trace_)
     trace = format("job 0x%" PRIx64 " %s index %u deps %u,%u%s next 0x%" PRIx64, addr, job::type_name(h.type),
                    h.index, h.dep1, h.dep2, h.barrier ? " barrier" : "", h.next);
-  uint64_t cycles = 0;
+  uint64_t cycles = 0, completion_ticks = 0;
   switch (h.type) {
   case job::Null:
   case job::CacheFlush: // no caches are modelled: memory is always coherent
@@ -202,6 +208,7 @@ StepOutcome ChainRunner::execute(uint64_t addr, const JobHeader& h, const StepEn
     StepOutcome o = run_compute(addr, h, trace);
     if (o.kind == StepOutcome::Kind::ChainEnd) return o;
     cycles = o.gpu_cycles;
+    completion_ticks = o.completion_ticks;
     break;
   }
   default: {
@@ -226,6 +233,7 @@ StepOutcome ChainRunner::execute(uint64_t addr, const JobHeader& h, const StepEn
   o.kind = StepOutcome::Kind::JobDone;
   o.job_va = addr;
   o.gpu_cycles = cycles;
+  o.completion_ticks = completion_ticks;
   o.trace = std::move(trace);
   return o;
 }
@@ -318,9 +326,12 @@ StepOutcome ChainRunner::run_compute(uint64_t addr, const JobHeader&, std::strin
     if (status == exc::STOPPED) requeue_stopped(addr, o);
     return fail(o);
   }
+  if (trace_ && r.has_estimate)
+    trace += format(" estimate %" PRIu64 " cycles %.3f us", r.estimate_cycles, r.estimate_us);
   StepOutcome o;
   o.kind = StepOutcome::Kind::JobDone;
   o.gpu_cycles = r.gpu_cycles;
+  o.completion_ticks = r.completion_ticks;
   return o;
 }
 

@@ -85,12 +85,16 @@ struct StepOutcome {
   enum class Kind { JobDone, ChainEnd } kind = Kind::ChainEnd;
   uint64_t job_va = 0;      // JobDone: the job executed
   uint64_t gpu_cycles = 0;  // what the shader cores reported for it
+  uint64_t completion_ticks = 0; // nonzero: the shader work's virtual time instead (ShaderResult)
   // ChainEnd:
   uint32_t status = 0;      // exc::DONE or the fault / STOPPED / TERMINATED code (JS_STATUS)
   uint64_t head = 0;        // JS_HEAD afterwards: 0 when done, else the job to look at / resume from
   uint64_t tail = 0;        // JS_TAIL
   std::optional<MmuFault> mmu_fault; // to report in the AS registers
   std::string trace;        // the decoded job, for --trace gpu-regs (empty when tracing is off)
+  // The job this step executed (JobDone, or the job a ChainEnd failed in), for statistics; type 0: none.
+  uint32_t job_type = 0;
+  uint64_t job_at = 0;
 };
 
 // What a soft-stopped chain needs to resume from its stop point without re-running work: the scoreboard

@@ -191,7 +191,8 @@ bool JobManager::settled(const Slot& s) {
 
 uint64_t JobManager::visible_at(const Slot& s) const {
   uint64_t t = s.boundary + kStepTicks;
-  if (s.has_outcome) t += (s.outcome.gpu_cycles + kCyclesPerTick - 1) / kCyclesPerTick;
+  if (s.has_outcome && s.outcome.completion_ticks) t += s.outcome.completion_ticks;
+  else if (s.has_outcome) t += (s.outcome.gpu_cycles + kCyclesPerTick - 1) / kCyclesPerTick;
   return t;
 }
 
@@ -326,6 +327,9 @@ std::optional<JobManager::Event> JobManager::poll(uint64_t now) {
       s.has_outcome = false;
       lock.unlock();
       ev.trace = std::move(o.trace);
+      ev.start = s.boundary;
+      ev.job_type = o.job_type;
+      ev.job_at = o.job_at;
       if (o.kind == StepOutcome::Kind::JobDone) {
         ev.kind = Event::Kind::Progress;
         ev.job_va = o.job_va;

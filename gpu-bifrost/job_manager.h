@@ -71,6 +71,9 @@ public:
     enum class Kind { Progress, Stall, End } kind;
     unsigned slot = 0;
     uint64_t time = 0;            // the virtual time it becomes visible
+    uint64_t start = 0;           // Progress / End: the virtual time the step began
+    uint32_t job_type = 0;        // Progress / End: the job the step executed (0: none)
+    uint64_t job_at = 0;
     uint64_t job_va = 0;          // Progress: the job completed
     unsigned as = 0;              // Stall / End: the slot's address space
     MmuFault fault;               // Stall: what to report in the AS registers

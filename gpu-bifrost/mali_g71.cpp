@@ -24,6 +24,8 @@ MaliG71::MaliG71(dev::Bus& bus, dev::IrqLine job_irq, dev::IrqLine mmu_irq, dev:
   config_.shader_cores = shader_cores;
   table_ = build_register_table(config_);
   for (size_t i = 0; i < table_.size(); i++) index_[table_[i].offset / 4] = static_cast<int32_t>(i);
+  reg_reads_.assign(table_.size(), 0);
+  reg_writes_.assign(table_.size(), 0);
   reset();
 }
 
@@ -72,6 +74,7 @@ void MaliG71::reset() {
   std::lock_guard mmu_lock(mmu_mu_);
   mmu_.reset();
   as_busy_reads_.fill(0);
+  fault_stalled_.fill(false);
   cycle_running_ = false;
   cycle_base_ = 0;
   update_irqs();
@@ -124,6 +127,7 @@ void MaliG71::write_locked(uint64_t offset, unsigned size, uint64_t value) {
 uint32_t MaliG71::read32(uint32_t off) {
   const RegDesc* d = describe(off);
   if (!d) return 0;
+  ++reg_reads_[static_cast<size_t>(d - table_.data())];
   switch (off) {
   case reg::GPU_INT_STATUS: return r(reg::GPU_INT_RAWSTAT) & r(reg::GPU_INT_MASK);
   case reg::JOB_INT_STATUS: return r(reg::JOB_INT_RAWSTAT) & r(reg::JOB_INT_MASK);
@@ -155,6 +159,7 @@ uint32_t MaliG71::read32(uint32_t off) {
 void MaliG71::write32(uint32_t off, uint32_t value) {
   const RegDesc* d = describe(off);
   if (!d) return;
+  ++reg_writes_[static_cast<size_t>(d - table_.data())];
   switch (off) {
   case reg::GPU_INT_CLEAR: r(reg::GPU_INT_RAWSTAT) &= ~value; return;
   case reg::GPU_COMMAND: gpu_command(value); return;
@@ -323,10 +328,13 @@ void MaliG71::apply(const JobManager::Event& ev) {
   unsigned slot = ev.slot;
   switch (ev.kind) {
   case JobManager::Event::Kind::Progress:
+    record_job(ev, exc::DONE);
     set64(js(slot, JS_TAIL_LO), ev.job_va);
     if (trace_) trace_job(ev.time, slot, ev.trace + " -> DONE");
     return;
   case JobManager::Event::Kind::Stall:
+    ++mmu_faults_[ev.fault.exception];
+    fault_stalled_[slot] = true;
     report_mmu_fault(ev.as, ev.fault);
     if (trace_)
       trace_job(ev.time, slot, "stalled on MMU fault 0x" + hex(ev.fault.status()) + " at 0x" + hex(ev.fault.va) +
@@ -335,6 +343,11 @@ void MaliG71::apply(const JobManager::Event& ev) {
   case JobManager::Event::Kind::End: break;
   }
   const StepOutcome& res = ev.end;
+  if (ev.job_type && res.status != exc::DONE) record_job(ev, res.status);
+  // A chain that ends after a stall reports that fault again (or the one its retry met): one fault for the
+  // statistics.
+  if (res.mmu_fault && !fault_stalled_[slot]) ++mmu_faults_[res.mmu_fault->exception];
+  fault_stalled_[slot] = false;
   if (res.mmu_fault) report_mmu_fault(ev.as, *res.mmu_fault);
   if (r(js(slot, JS_CONFIG)) & kJsConfigEndFlush) r(LATEST_FLUSH)++;
   set64(js(slot, JS_HEAD_LO), res.head);
@@ -387,9 +400,58 @@ void MaliG71::as_command(unsigned as, uint32_t cmd) {
 }
 
 void MaliG71::update_irqs() {
-  gpu_irq_.set(r(reg::GPU_INT_RAWSTAT) & r(reg::GPU_INT_MASK));
-  job_irq_.set(r(reg::JOB_INT_RAWSTAT) & r(reg::JOB_INT_MASK));
-  mmu_irq_.set(r(reg::MMU_INT_RAWSTAT) & r(reg::MMU_INT_MASK));
+  const bool level[3] = {(r(reg::JOB_INT_RAWSTAT) & r(reg::JOB_INT_MASK)) != 0,
+                         (r(reg::MMU_INT_RAWSTAT) & r(reg::MMU_INT_MASK)) != 0,
+                         (r(reg::GPU_INT_RAWSTAT) & r(reg::GPU_INT_MASK)) != 0};
+  job_irq_.set(level[0]);
+  mmu_irq_.set(level[1]);
+  gpu_irq_.set(level[2]);
+  static const char* names[3] = {"job", "mmu", "gpu"};
+  for (unsigned i = 0; i < 3; ++i) {
+    if (level[i] == irq_level_[i]) continue;
+    irq_level_[i] = level[i];
+    if (level[i]) {
+      ++irq_asserts_[i];
+      irq_since_[i] = ticks();
+    } else if (stats_ && stats_->timeline())
+      stats_->event({stats::TimelineEvent::Kind::Irq, irq_since_[i], ticks(), i, std::string(names[i]) + " irq"});
+  }
+}
+
+void MaliG71::set_stats(stats::Collector* collector) {
+  std::lock_guard lock(mu_);
+  stats_ = collector;
+}
+
+void MaliG71::record_job(const JobManager::Event& ev, uint32_t status) {
+  if (!stats_ || !ev.job_type) return;
+  stats_->job_visible(ev.slot, ev.as, ev.job_at, job::type_name(ev.job_type), status, ev.start, ev.time);
+}
+
+stats::GpuDeviceCounters MaliG71::device_counters() {
+  std::lock_guard lock(mu_);
+  stats::GpuDeviceCounters c;
+  for (size_t i = 0; i < table_.size(); ++i) {
+    if (reg_reads_[i]) c.reg_reads[table_[i].name] = reg_reads_[i];
+    if (reg_writes_[i]) c.reg_writes[table_[i].name] = reg_writes_[i];
+  }
+  static const char* names[3] = {"job", "mmu", "gpu"};
+  for (unsigned i = 0; i < 3; ++i) c.irqs[names[i]] = irq_asserts_[i];
+  {
+    std::lock_guard mmu_lock(mmu_mu_);
+    c.pages_translated = mmu_.pages_translated();
+  }
+  for (const auto& [code, n] : mmu_faults_) {
+    const char* kind = (code & 0xf8) == exc::TRANSLATION_FAULT_0   ? "TRANSLATION_FAULT_"
+                       : (code & 0xf8) == exc::PERMISSION_FAULT_0  ? "PERMISSION_FAULT_"
+                       : (code & 0xf8) == exc::TRANSTAB_BUS_FAULT_0 ? "TRANSTAB_BUS_FAULT_"
+                                                                   : nullptr;
+    char b[48];
+    if (kind) std::snprintf(b, sizeof b, "%s%u", kind, code & 7);
+    else std::snprintf(b, sizeof b, "0x%x", code);
+    c.mmu_faults[b] += n;
+  }
+  return c;
 }
 
 } // namespace vplat::gpu

@@ -23,9 +23,11 @@
 #include "gpu-bifrost/job_manager.h"
 #include "gpu-bifrost/shader_core_iface.h"
 #include "gpu-bifrost/mali_regs.h"
+#include "instrumentation/stats.h"
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -66,6 +68,12 @@ public:
   // The shader cores Compute jobs run on ([GPU-SC]); without one a Compute job ends in JOB_CONFIG_FAULT.
   void set_shader_core(ShaderCore* core);
 
+  // Statistics: jobs (with the shader cores' per-job counters) and, when the collector keeps a timeline, job
+  // and interrupt intervals go to `collector` as they become visible. Register accesses, interrupt assertions
+  // and MMU faults are always counted (device_counters()).
+  void set_stats(stats::Collector* collector);
+  stats::GpuDeviceCounters device_counters();
+
   unsigned shader_cores() const { return config_.shader_cores; }
   // The register table (names, kinds, reset values) for tracing and tests; nullptr for an unknown offset.
   const RegDesc* describe(uint32_t offset) const;
@@ -92,6 +100,14 @@ private:
   uint64_t cycle_base_ = 0, cycle_start_ticks_ = 0;
   std::mutex mu_;
   std::FILE* trace_ = nullptr;
+  stats::Collector* stats_ = nullptr;
+  std::vector<uint64_t> reg_reads_, reg_writes_; // by table_ index
+  std::array<uint64_t, 3> irq_asserts_{};        // job, mmu, gpu
+  std::array<bool, 3> irq_level_{};
+  std::array<uint64_t, 3> irq_since_{};
+  std::map<uint32_t, uint64_t> mmu_faults_;      // by exception code: a job's fault counts once
+  std::array<bool, kNumJobSlots> fault_stalled_{}; // the slot's running chain has stalled on a fault
+  void record_job(const JobManager::Event& ev, uint32_t status);
   void trace(char dir, uint32_t off, unsigned size, uint64_t value);
   uint64_t read_locked(uint64_t offset, unsigned size);
   void write_locked(uint64_t offset, unsigned size, uint64_t value);

@@ -149,12 +149,13 @@ QuadExec::QuadExec(const QuadLaunch& l, ShaderMemory& mem, ShaderCache& cache, C
     pc_[i] = l.entry;
   }
   if (!live_) status_ = Status::Done;
+  if (l.timing) clock_ = models::WarpClock(models::warp_start(l.warp_id, models::g71()));
 }
 
 QuadExec::~QuadExec() = default;
 QuadExec::QuadExec(QuadExec&& o) noexcept
     : launch_(o.launch_), mem_(o.mem_), cache_(o.cache_), memo_(o.memo_), th_(std::move(o.th_)), pc_(o.pc_), live_(o.live_),
-      status_(o.status_), res_(std::move(o.res_)) {}
+      status_(o.status_), res_(std::move(o.res_)), clock_(o.clock_) {}
 
 QuadResult QuadExec::result() const {
   QuadResult r = res_;
@@ -188,7 +189,8 @@ QuadExec::Status QuadExec::step() {
   for (unsigned i = 0; i < kQuadLanes; ++i)
     if ((live_ >> i & 1) && pc_[i] == at) mask |= static_cast<uint8_t>(1u << i);
 
-  const DecodedClause* clause = memo_ ? memo_->find(launch_.as, at) : nullptr;
+  ClauseMemo::Entry* entry = memo_ ? memo_->find(launch_.as, at) : nullptr;
+  const DecodedClause* clause = entry ? entry->clause.get() : nullptr;
   std::shared_ptr<const DecodedClause> held;
   if (!clause) {
     MmuFault mf;
@@ -197,11 +199,13 @@ QuadExec::Status QuadExec::step() {
       res_.mmu_fault = mf;
       return fail(mf.exception ? mf.exception : kInstrInvalidPc, at, "clause fetch failed");
     }
-    clause = memo_ ? memo_->add(launch_.as, at, held) : held.get();
+    clause = held.get();
+    if (memo_) entry = memo_->add(launch_.as, at, std::move(held));
   }
   const DecodedClause& c = *clause;
   if (c.exception) return fail(c.exception, at, c.error);
   ++res_.clauses;
+  if (launch_.timing) clock_.step(c.cost);
 
   std::array<uint32_t, kQuadLanes> fma_out{}, add_out{};
   for (unsigned i = 0; i < kQuadLanes; ++i) {
@@ -250,18 +254,38 @@ QuadExec::Status QuadExec::step() {
     }
   }
   bool barrier = false;
+  uint8_t taken_lanes = 0, ended = 0;
   for (unsigned i = 0; i < kQuadLanes; ++i) {
     if (!(mask >> i & 1)) continue;
     gen::State& s = th[i].s;
     barrier |= s.BARRIER != 0;
     if (c.tuple_count) commit_writes(s, c.tuples[c.tuple_count - 1], fma_out[i], add_out[i]);
     bool taken = s.NPC != c.next();
-    if (c.flow() == 0 && !taken) live_ &= static_cast<uint8_t>(~(1u << i)); // end of shader
+    // A thread ends at the end of an END clause it falls out of, or when it branches to address 0: Mesa
+    // lowers every branch to the end of the program (bi_is_terminal_block targets) to an absolute target of 0
+    // (an embedded constant 0 that is not PC-relative), in any clause, and its shaders run on Bifrost
+    // hardware; no clause is ever fetched there. Only the target's low 32 bits are encoded.
+    bool returns = taken && static_cast<uint32_t>(s.NPC) == 0;
+    taken_lanes |= static_cast<uint8_t>((taken && !returns) << i);
+    if ((c.flow() == 0 && !taken) || returns) ended |= static_cast<uint8_t>(1u << i); // end of shader
     pc_[i] = s.NPC;
   }
+  live_ &= static_cast<uint8_t>(~ended);
+  // The one place a clause execution is counted (statistics; see clause_stats.h).
+  if (entry && memo_->counting) entry->counts.count(mask, taken_lanes, ended, pc_);
   if (!live_) status_ = Status::Done;
   else if (barrier) status_ = Status::AtBarrier;
   return status_;
+}
+
+void ClauseMemo::take_counts(ClauseTally& into) {
+  into.merge(spilled_);
+  spilled_.items.clear();
+  for (auto& [k, e] : map_) {
+    if (!e.counts.executions()) continue;
+    into.add(e.as, e.clause->address, e.clause, e.counts);
+    e.counts = {};
+  }
 }
 
 QuadResult ShaderCore::run_quad(const QuadLaunch& l) {
@@ -282,6 +306,7 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
     l.entry = wg.entry;
     l.as = wg.as;
     l.max_clauses = wg.max_clauses;
+    l.timing = wg.timing;
     l.uniforms = wg.uniforms;
     l.uniform_count = wg.uniform_count;
     l.active = 0;
@@ -314,6 +339,7 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
     quads.emplace_back(l, mem_, cache_, memo_.get());
   }
   QuadResult total;
+  total.warps = quads.size();
   auto add_counts = [&](const QuadResult& q) {
     total.clauses += q.clauses;
     total.tuples += q.tuples;
@@ -339,16 +365,30 @@ QuadResult ShaderCore::run_workgroup(const Workgroup& wg) {
         r.clauses = total.clauses;
         r.tuples = total.tuples;
         r.lane_instructions = total.lane_instructions;
+        r.warps = total.warps;
         return r;
       }
     }
     // Everyone still alive is at the barrier: release them together.
     if (!running && waiting) {
-      for (auto& q : quads) q.release_barrier();
+      uint64_t latest = 0;
+      for (auto& q : quads)
+        if (q.status() == QuadExec::Status::AtBarrier) latest = std::max(latest, q.clock().now());
+      const uint64_t release = models::barrier_release(latest, models::g71());
+      for (auto& q : quads) {
+        if (wg.timing && q.status() == QuadExec::Status::AtBarrier) q.clock().release_at(release);
+        q.release_barrier();
+      }
       running = true;
     }
   }
   for (auto& q : quads) add_counts(q.result());
+  if (wg.timing) {
+    std::vector<const models::WarpClock*> clocks;
+    clocks.reserve(quads.size());
+    for (auto& q : quads) clocks.push_back(&q.clock());
+    total.timing = models::combine_warps(clocks, models::g71());
+  }
   return total;
 }
 

@@ -7,7 +7,8 @@
 //    lanes, with exactly the lanes at that PC active. Lanes that branch ahead wait there, so a forward branch
 //    reconverges at its target and a loop's exited lanes wait at the exit until the others leave the loop; when
 //    all lanes agree the quad runs as one (warp-level branch). This is the behaviour the header's reconvergence
-//    flags describe for the code Mesa emits (it does not model the flags themselves).
+//    flags describe for the code Mesa emits (it does not model the flags themselves). A lane ends when it
+//    leaves an END clause without branching or when it branches to address 0 (Mesa's "return").
 //  - Memory goes through a ShaderMemory (shader_memory.h: the GpuMmu directly, or a compute job's view of it; its faults end the run with the MMU's fault, like the hardware's job fault);
 //    an encoding the description does not know raises INSTR_INVALID_ENC (0x51), an unreadable or misaligned
 //    clause address INSTR_INVALID_PC (0x50) or the MMU fault. Nothing here can touch host memory.
@@ -16,8 +17,10 @@
 // ComputeCores (compute_cores.h) runs a compute job's workgroups with run_workgroup(), one ShaderCore per host thread.
 #pragma once
 #include "gpu-bifrost/bifrost_clause.h"
+#include "gpu-bifrost/clause_stats.h"
 #include "gpu-bifrost/gpu_mmu.h"
 #include "gpu-bifrost/shader_memory.h"
+#include "instrumentation/models/timing.h"
 #include <atomic>
 #include <functional>
 #include <array>
@@ -77,6 +80,7 @@ struct QuadLaunch {
   uint8_t active = 0xf;                 // lanes that exist (a partial quad at the edge of a workgroup)
   uint32_t warp_id = 0, core_id = 0;    // FAU special values
   uint64_t max_clauses = 1u << 22;      // a runaway shader stops here (status Timeout), never hangs the host
+  bool timing = false;                  // annotate each executed clause with its static cost (QuadExec::clock)
   // Memory segments (see MemorySegments): the workgroup's WLS window, each lane's TLS window, the UBO table.
   uint64_t wls_base = 0, wls_size = 0;
   std::array<uint64_t, kQuadLanes> tls_base{};
@@ -114,31 +118,52 @@ struct QuadResult {
   std::string error;                      // detail for logs and tests
   std::array<std::array<uint32_t, kNumRegs>, kQuadLanes> regs{};
   uint64_t clauses = 0, tuples = 0, lane_instructions = 0;
+  uint64_t warps = 0; // quads launched (run_workgroup)
+  models::WorkgroupCost timing; // run_workgroup with timing on: the workgroup's annotated time and usage
 };
 
 struct ShaderThread;
 
 // One host thread's index of the clauses it has used in the current job, in front of the shared ShaderCache: a
 // hit takes no lock and touches no reference count that other host threads also touch. Valid for one job (the
-// shared cache re-validates its entries once per job; clear() at the start of the next).
+// shared cache re-validates its entries once per job; clear() at the start of the next). Each entry also holds
+// this thread's execution counters of the clause (clause_stats.h), kept when `counting` is on.
 class ClauseMemo {
 public:
-  const DecodedClause* find(unsigned as, uint64_t address) const {
+  struct Entry {
+    std::shared_ptr<const DecodedClause> clause;
+    ClauseCounters counts;
+    unsigned as = 0;
+  };
+  bool counting = false;
+
+  Entry* find(unsigned as, uint64_t address) {
     auto it = map_.find(key(as, address));
-    return it == map_.end() ? nullptr : it->second.get();
+    return it == map_.end() ? nullptr : &it->second;
   }
-  const DecodedClause* add(unsigned as, uint64_t address, std::shared_ptr<const DecodedClause> c) {
-    if (map_.size() >= ShaderCache::kMaxEntries) map_.clear();
-    const DecodedClause* p = c.get();
-    map_[key(as, address)] = std::move(c);
-    return p;
+  Entry* add(unsigned as, uint64_t address, std::shared_ptr<const DecodedClause> c) {
+    if (map_.size() >= ShaderCache::kMaxEntries) {
+      take_counts(spilled_);
+      map_.clear();
+    }
+    Entry& e = map_[key(as, address)];
+    e.clause = std::move(c);
+    e.counts = {};
+    e.as = as;
+    return &e;
   }
-  void clear() { map_.clear(); }
+  // Moves the counters gathered so far into `into` (and zeroes them here).
+  void take_counts(ClauseTally& into);
+  void clear() {
+    map_.clear();
+    spilled_.items.clear();
+  }
 
 private:
   // GPU virtual addresses have 48 bits; the address space goes above them.
   static uint64_t key(unsigned as, uint64_t address) { return address ^ (uint64_t{as} << 56); }
-  std::unordered_map<uint64_t, std::shared_ptr<const DecodedClause>> map_;
+  std::unordered_map<uint64_t, Entry> map_;
+  ClauseTally spilled_; // counters of entries dropped when the memo was full
 };
 
 // One quad's execution, resumable one clause at a time, so a workgroup can interleave its quads (and, later,
@@ -160,6 +185,9 @@ public:
     if (status_ == Status::AtBarrier) status_ = Status::Running;
   }
   QuadResult result() const; // registers as they are now, counters, fault details
+  // The warp's annotated time (launch.timing): every executed clause adds its static cost.
+  const models::WarpClock& clock() const { return clock_; }
+  models::WarpClock& clock() { return clock_; }
 
 private:
   QuadLaunch launch_;
@@ -171,6 +199,7 @@ private:
   uint8_t live_ = 0;
   Status status_ = Status::Running;
   QuadResult res_;
+  models::WarpClock clock_;
   Status fail(uint32_t code, uint64_t at, const std::string& why);
 };
 
@@ -199,6 +228,7 @@ public:
     MemorySegments mem;
     uint32_t preload = kPreloadAll;
     uint64_t max_clauses = 1u << 22; // per quad, see QuadLaunch
+    bool timing = false;             // fill QuadResult::timing (the workgroup's annotated time)
     // Polled between rounds of quad steps: true ends the workgroup with exception TERMINATED.
     std::function<bool()> stop;
   };
@@ -210,6 +240,13 @@ public:
   // Forget the clauses this core's memo holds (a new job begins).
   void begin_job() {
     if (memo_) memo_->clear();
+  }
+  // Per-clause execution counting (a compute job's cores only), and handing the counts over.
+  void set_counting(bool on) {
+    if (memo_) memo_->counting = on;
+  }
+  void take_counts(ClauseTally& into) {
+    if (memo_) memo_->take_counts(into);
   }
 
 private:

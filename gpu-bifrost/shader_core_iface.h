@@ -78,6 +78,14 @@ struct ComputeJob {
 struct ShaderResult {
   uint32_t status = 0x01; // exc::DONE, or the job fault the shader cores raised
   uint64_t gpu_cycles = 0;
+  // The timing models' estimate of the job (instrumentation/models), when the shader cores ran them: GPU cycles
+  // and microseconds at the modelled GPU clock.
+  bool has_estimate = false;
+  uint64_t estimate_cycles = 0;
+  double estimate_us = 0;
+  // Nonzero: the job's shader work takes this many virtual-clock ticks (the estimate, when the shader cores are
+  // told to let it decide completion times) instead of gpu_cycles / JobManager::kCyclesPerTick.
+  uint64_t completion_ticks = 0;
 };
 
 class ShaderCore {

@@ -34,6 +34,10 @@ std::string help_text() {
          "  --gpu-threads N     host threads that run GPU compute workgroups (1..64; default 2,\n"
          "                      or 1 on a single-thread host); results do not depend on N\n"
          "  --no-gpu            no Mali-G71 (no device, no device-tree node)\n"
+         "  --gpu-timing MODE   GPU timing models: off (default), on (estimate every compute job and\n"
+         "                      print it and each new shader's static estimate on stderr), complete\n"
+         "                      (also let the estimate decide when jobs complete in virtual time)\n"
+         "  --gpu-clock MHZ     GPU clock the estimates use (1..4000, default 1037, a Kirin 960's G71)\n"
          "  --cpu-engine E      how CPUs run guest code: interp (interpreter only), jit (translate every\n"
          "                      block before it runs), auto (interpret, compile hot blocks in the\n"
          "                      background; default). Results are the same in every mode.\n"
@@ -43,6 +47,15 @@ std::string help_text() {
          "  --disk FILE         raw disk image for virtio-blk\n"
          "  --append \"ARGS\"     kernel command line\n"
          "  --dump-dtb FILE     write the generated device tree and exit\n"
+         "Statistics (instrumentation/README.md):\n"
+         "  --stats FILE        write run statistics as JSON at exit (GPU jobs, shader instruction/clause/\n"
+         "                      data-access counts, divergence graphs, GPU registers, IRQs, CPU instructions)\n"
+         "  --stats-summary     print a readable summary of the statistics on stderr at exit\n"
+         "  --stats-csv DIR     write the statistics as CSV files into DIR\n"
+         "  --trace-timeline F  GPU jobs, GPU interrupts and CPU idle (WFI) in virtual time, as Chrome\n"
+         "                      trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
+         "  --cpu-stats         also count CPU instructions by instruction and class (runs the CPUs on the\n"
+         "                      interpreter: slower)\n"
          "Debugging:\n"
          "  --trace LIST        trace events: gpu-regs[=FILE] (every GPU register access by name, and every job)\n"
          "  --trace-file FILE   write traces to FILE (default: stderr)\n"
@@ -72,7 +85,7 @@ std::optional<unsigned long> parse_uint(const std::string& t) {
 
 std::optional<Options> parse_options(const std::vector<std::string>& args, std::string& error) {
   Options o;
-  bool gpu_cores_given = false, gpu_threads_given = false;
+  bool gpu_cores_given = false, gpu_threads_given = false, gpu_timing_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     std::string inline_value;
@@ -98,7 +111,8 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
       return true;
     };
     std::string v;
-    if (has_inline && (a == "--help" || a == "--version" || a == "--gdb-wait" || a == "--no-gpu")) {
+    if (has_inline && (a == "--help" || a == "--version" || a == "--gdb-wait" || a == "--no-gpu" ||
+                       a == "--stats-summary" || a == "--cpu-stats")) {
       error = "option " + a + " takes no value";
       return std::nullopt;
     }
@@ -106,6 +120,16 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
     else if (a == "--version") o.version = true;
     else if (a == "--gdb-wait") o.gdb_wait = true;
     else if (a == "--no-gpu") o.gpu = false;
+    else if (a == "--stats-summary") o.stats_summary = true;
+    else if (a == "--cpu-stats") o.cpu_stats = true;
+    else if (a == "--stats" || a == "--stats-csv" || a == "--trace-timeline") {
+      if (!value(v)) return std::nullopt;
+      if (v.empty()) {
+        error = "option " + a + " needs a file name";
+        return std::nullopt;
+      }
+      (a == "--stats" ? o.stats_file : a == "--stats-csv" ? o.stats_csv : o.trace_timeline) = v;
+    }
     else if (a == "--platform") {
       if (!value(v)) return std::nullopt;
       if (v != "juno") {
@@ -187,6 +211,23 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
       }
       o.gpu_threads = static_cast<unsigned>(*n);
       gpu_threads_given = true;
+    } else if (a == "--gpu-timing") {
+      if (!value(v)) return std::nullopt;
+      if (v != "off" && v != "on" && v != "complete") {
+        error = "--gpu-timing needs off, on or complete, not '" + v + "'";
+        return std::nullopt;
+      }
+      o.gpu_timing = v;
+      gpu_timing_given = true;
+    } else if (a == "--gpu-clock") {
+      if (!value(v)) return std::nullopt;
+      auto n = parse_uint(v);
+      if (!n || *n < 1 || *n > 4000) {
+        error = "--gpu-clock needs a clock in MHz from 1 to 4000, not '" + v + "'";
+        return std::nullopt;
+      }
+      o.gpu_clock_mhz = static_cast<unsigned>(*n);
+      gpu_timing_given = true;
     } else if (a == "--gdb") {
       if (!value(v)) return std::nullopt;
       auto n = parse_uint(v);
@@ -207,6 +248,10 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
   }
   if (gpu_threads_given && !o.gpu) {
     error = "--gpu-threads and --no-gpu contradict each other";
+    return std::nullopt;
+  }
+  if (gpu_timing_given && !o.gpu) {
+    error = "--gpu-timing/--gpu-clock and --no-gpu contradict each other";
     return std::nullopt;
   }
   if (o.gdb_wait && !o.gdb_port) {

@@ -14,6 +14,13 @@ constexpr uint64_t kQuantum = 2000;
 // The RTC starts at a fixed time so that runs repeat exactly (2026-01-01 00:00:00 UTC).
 constexpr uint32_t kRtcEpoch = 1767225600;
 constexpr int kSpiBase = 32;
+// The virtual clock's view of a running core (VirtualClock::begin_quantum): time moves with each instruction,
+// as the generic timer does on hardware, not only between quanta. Linux's jitter entropy source
+// (try_to_generate_entropy) gives up when back-to-back counter reads mostly agree, and then getrandom()
+// blocks until enough interrupts have been counted.
+uint64_t retired_by(const void* core) {
+  return static_cast<const cpu::Core*>(core)->retired_exact();
+}
 static_assert(juno::kGpuClockHz == gpu::MaliG71::kGpuClockHz, "the DT clock and the GPU's cycle counter disagree");
 } // namespace
 
@@ -73,11 +80,21 @@ bool JunoMachine::load(std::string& error) {
       }
       // TIMESTAMP counts the system counter, as the CPUs' CNTPCT does (panfrost reports both with one frequency).
       gpu_->set_clock(&clock_);
+      if (options_.stats_enabled()) {
+        stats_ = std::make_unique<stats::Collector>(!options_.trace_timeline.empty());
+        gpu_->set_stats(stats_.get());
+      }
       {
         gpu::bifrost::ComputeCores::Config cc;
         cc.host_threads = options_.gpu_threads ? options_.gpu_threads : gpu::bifrost::ComputeCores::default_host_threads();
         cc.shader_cores = options_.gpu_cores;
+        cc.timing = options_.gpu_timing != "off";
+        cc.timing_drives_completion = options_.gpu_timing == "complete";
+        cc.report = cc.timing;
+        cc.clock_mhz = options_.gpu_clock_mhz;
+        cc.virtual_clock_hz = dev::VirtualClock::kFrequency;
         compute_ = std::make_unique<gpu::bifrost::ComputeCores>(cc);
+        if (stats_) compute_->set_stats(stats_.get());
         gpu_->set_shader_core(compute_.get());
       }
       if (options_.trace_gpu_regs) {
@@ -108,6 +125,12 @@ bool JunoMachine::load(std::string& error) {
     group_.add(*cores_.back());
     cpu::Engine engine = cpu::Engine::Auto;
     cpu::parse_engine(options_.cpu_engine, engine); // validated by the command line
+    if (options_.cpu_stats) {
+      // The histogram is counted by the interpreter: every instruction runs there.
+      engine = cpu::Engine::Interp;
+      insn_counts_.emplace_back(gen::aarch64::kNumInsns, 0);
+      cores_.back()->insn_counts = insn_counts_.back().data();
+    }
     cores_.back()->set_engine(engine);
     cores_.back()->power_off();
   }
@@ -237,13 +260,22 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
       }
       debug->started[i] = true;
     }
+    // A WFI that the next round ends at the same virtual time was no idle time.
+    if (waiting_[i] && stats_ && stats_->timeline() && clock_.ticks() > idle_since_[i])
+      stats_->event({stats::TimelineEvent::Kind::CpuIdle, idle_since_[i], clock_.ticks(), i, "wfi"});
     waiting_[i] = false;
     gic_->set_current_cpu(static_cast<int>(i));
+    clock_.begin_quantum(&retired_by, &c);
     cpu::RunResult r = c.run(kQuantum);
+    clock_.end_quantum();
     instructions_ += r.retired;
     longest = std::max(longest, r.retired);
     switch (r.exit) {
-    case cpu::Exit::Idle: waiting_[i] = true; break;
+    case cpu::Exit::Idle:
+      waiting_[i] = true;
+      if (idle_since_.size() <= i) idle_since_.resize(i + 1);
+      idle_since_[i] = clock_.ticks() + r.retired; // the round's clock advances after all CPUs ran
+      break;
     case cpu::Exit::Off: break;
     case cpu::Exit::Breakpoint:
       hit = static_cast<int>(i);
@@ -278,6 +310,41 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
   return {any_running, hit};
 }
 
+bool JunoMachine::write_stats(std::string& error) {
+  if (!stats_ && !options_.stats_enabled()) return true;
+  stats::Run run;
+  std::vector<stats::TimelineEvent> events;
+  if (stats_) {
+    // CPUs still idle at the end: their WFI interval ends now.
+    for (unsigned i = 0; i < cores_.size() && stats_->timeline(); ++i)
+      if (waiting_[i] && i < idle_since_.size() && clock_.ticks() > idle_since_[i])
+        stats_->event({stats::TimelineEvent::Kind::CpuIdle, idle_since_[i], clock_.ticks(), i, "wfi"});
+    stats_->finish(run, events);
+  }
+  run.virtual_ticks = clock_.ticks();
+  run.tick_hz = dev::VirtualClock::kFrequency;
+  for (auto& c : cores_) run.cpu_instructions.push_back(c->retired);
+  for (const auto& counts : insn_counts_)
+    for (int id = 0; id < gen::aarch64::kNumInsns; ++id)
+      if (counts[static_cast<size_t>(id)]) {
+        run.cpu_by_instruction[gen::aarch64::kInsnInfo[id].name] += counts[static_cast<size_t>(id)];
+        run.cpu_by_class[gen::aarch64::kInsnInfo[id].cls] += counts[static_cast<size_t>(id)];
+      }
+  if (gpu_) {
+    run.device = gpu_->device_counters();
+    run.gpu_cores = gpu_->shader_cores();
+  }
+  if (compute_) run.gpu_threads = compute_->host_threads();
+  if (!options_.stats_file.empty() && !stats::write_file(options_.stats_file, stats::to_json(run), error))
+    return false;
+  if (!options_.stats_csv.empty() && !stats::write_csv(run, options_.stats_csv, error)) return false;
+  if (!options_.trace_timeline.empty() &&
+      !stats::write_file(options_.trace_timeline, stats::timeline_json(run, events), error))
+    return false;
+  if (options_.stats_summary || !options_.stats_file.empty()) std::fputs(stats::summary(run).c_str(), stderr);
+  return true;
+}
+
 JunoMachine::Outcome JunoMachine::run(gdb::GdbStub* debugger, bool wait_for_debugger) {
   // Serves a connected GDB; false when the run is over (GDB killed the guest, or it powered off meanwhile).
   auto serve = [&] {
@@ -298,6 +365,8 @@ JunoMachine::Outcome JunoMachine::run(gdb::GdbStub* debugger, bool wait_for_debu
     if (debugger && (rounds_ % 64 == 0 || !r.any_running) && !outcome_ && debugger->try_accept() && !serve()) break;
   }
   console_.flush();
+  std::string error;
+  if (!write_stats(error)) std::fprintf(stderr, "vplat: %s\n", error.c_str());
   return *outcome_;
 }
 
@@ -361,7 +430,9 @@ gdb::Target::Stop JunoMachine::resume(bool step, int cpu, const std::vector<uint
     if (c.powered()) {
       waiting_[static_cast<size_t>(stopped_cpu)] = false;
       gic_->set_current_cpu(stopped_cpu);
+      clock_.begin_quantum(&retired_by, &c);
       cpu::RunResult r = c.run(1);
+      clock_.end_quantum();
       instructions_ += r.retired;
       if (r.exit == cpu::Exit::Idle) waiting_[static_cast<size_t>(stopped_cpu)] = true;
       clock_.advance(r.retired);

@@ -17,6 +17,7 @@
 #include "platforms/console.h"
 #include "platforms/gdbstub.h"
 #include "platforms/psci.h"
+#include "instrumentation/stats.h"
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -62,6 +63,9 @@ public:
 
   cpu::Core& core(unsigned i) { return *cores_[i]; }
   uint64_t instructions() const { return instructions_; }
+  // Writes the statistics the options ask for (--stats, --stats-csv, --stats-summary, --trace-timeline); false
+  // with `error` set when a file cannot be written. run() calls it when the guest stops.
+  bool write_stats(std::string& error);
 
 private:
   explicit JunoMachine(const Options& options);
@@ -105,6 +109,9 @@ private:
   std::FILE* trace_ = nullptr; // --trace output (stderr or --trace-file)
   bool trace_owned_ = false;
   uint64_t rounds_ = 0;
+  std::unique_ptr<stats::Collector> stats_; // when any statistics option is given
+  std::vector<uint64_t> idle_since_;        // per CPU: virtual time it entered WFI (timeline)
+  std::vector<std::vector<uint64_t>> insn_counts_; // --cpu-stats: per CPU, per instruction id
 };
 
 } // namespace vplat

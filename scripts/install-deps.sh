@@ -18,6 +18,12 @@ packages=(
   gdb-multiarch
   # Bare-metal guest tests (tests/baremetal/): cross compiler for our own EL1 test programs.
   gcc-aarch64-linux-gnu
+  # GPU workload suite (guest-images/workloads/): EGL/GLES headers for the host build, and Mesa's EGL with its
+  # software rasterizer (llvmpipe) so that the host tests run the workloads without a GPU.
+  libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri
+  # Their OpenCL versions: the Khronos headers and ICD loader for the host build, and PoCL's CPU device to run
+  # the host tests on.
+  opencl-c-headers ocl-icd-opencl-dev pocl-opencl-icd
 )
 
 missing=()

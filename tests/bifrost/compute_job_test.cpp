@@ -1,145 +1,14 @@
 // Complete compute jobs through the Mali-G71's registers and job manager, run on the Bifrost shader cores
-// (gpu-bifrost/compute_cores.h) with 1 and 2 host threads: each test builds what a driver builds (a job chain of
-// one Compute job with a packed Invocation, a Renderer State with preload bits and a push-uniform count, push
-// uniforms, a thread-storage descriptor, and a shader assembled with the test assembler), submits it on job slot
-// 1 the way panfrost does, and checks guest memory against a CPU reference computed here.
-//
-// Descriptor layouts: Mesa v6.xml ("Compute Job", "Invocation", "Draw", "Renderer State", "Preload", "Local
-// Storage"); invocation packing: ../shared/reference/mali-g71.md section 2 (each value minus 1 in ceil(log2)
-// bits, LSB first; thread group split = workgroups-x shift).
-#include "bifrost_asm.h"
-#include "gpu-bifrost/compute_cores.h"
-#include "mali_fixture.h"
-#include <algorithm>
+// (gpu-bifrost/compute_cores.h) with 1 and 2 host threads: each test builds what a driver builds
+// (compute_fixture.h), submits it on job slot 1 the way panfrost does, and checks guest memory against a CPU
+// reference computed here.
+#include "compute_fixture.h"
 #include <chrono>
 #include <thread>
-#include <cstring>
-#include <string>
-#include <vector>
 
-using namespace gputest;
-using vplat::gpu::bifrost::ComputeCores;
+using namespace computejob;
 
 namespace {
-
-// Buffers and descriptors, as GPU virtual addresses (all mapped read-write to RAM from kDataPa on).
-constexpr uint64_t kJob = kGpuVa, kRsd = kGpuVa + 0x400, kTlsDesc = kGpuVa + 0x500, kPush = kGpuVa + 0x700;
-constexpr uint64_t kCode = kGpuVa + 0x1000;
-constexpr uint64_t kIn = kGpuVa + 0x10000, kIn2 = kGpuVa + 0x20000, kOut = kGpuVa + 0x30000;
-constexpr uint64_t kWls = kGpuVa + 0x80000, kStack = kGpuVa + 0x100000;
-constexpr unsigned kMappedPages = 0x300;
-// A GPU address no page maps (its level-3 table exists, as in a real address space with sparse buffers).
-constexpr uint64_t kUnmapped = kGpuVa + 0x400000;
-
-constexpr uint32_t kPreloadGlobalX = 1u << 12, kPreloadLocalXY = 1u << 7, kPreloadGroupX = 1u << 9;
-
-unsigned log2_ceil(uint32_t v) {
-  unsigned b = 0;
-  while ((uint64_t{1} << b) < v) ++b;
-  return b;
-}
-
-struct Dispatch {
-  uint32_t local[3] = {1, 1, 1}, groups[3] = {1, 1, 1};
-  uint32_t preload = 0;
-  std::vector<uint64_t> push;
-  std::vector<std::string> clauses;
-  uint32_t wls_bytes = 0; // per workgroup; 0 = none
-  uint32_t tls_bytes = 0; // per thread; 0 = none
-};
-
-class ComputeJobs : public MaliTest, public ::testing::WithParamInterface<unsigned> {
-protected:
-  std::unique_ptr<ComputeCores> cores;
-  uint64_t max_clauses = uint64_t{1} << 24;
-
-  void SetUp() override {
-    MaliTest::SetUp();
-    soft_reset();
-    unmask_all();
-    map_and_enable(0, kMappedPages);
-    pt->map(kUnmapped + 0x100000, kDataPa + 0x100000, kRw); // creates the tables around kUnmapped, not its page
-    clock.advance(1000);
-  }
-  void TearDown() override { gpu->set_shader_core(nullptr); }
-  void attach() {
-    ComputeCores::Config c;
-    c.host_threads = GetParam();
-    c.shader_cores = 8;
-    c.max_clauses_per_quad = max_clauses;
-    cores = std::make_unique<ComputeCores>(c);
-    gpu->set_shader_core(cores.get());
-  }
-
-  void put32(uint64_t va, uint32_t v) { ASSERT_TRUE(bus.copy_to(pa_of(va), &v, 4)); }
-  void put64(uint64_t va, uint64_t v) { ASSERT_TRUE(bus.copy_to(pa_of(va), &v, 8)); }
-  uint32_t get32(uint64_t va) { return ram32(bus, pa_of(va)); }
-
-  // Builds the job, submits it on slot 1 and lets the GPU run until nothing is pending.
-  void run(const Dispatch& d) {
-    prepare(d);
-    queue(1, kJob);
-    run_jobs();
-  }
-  // Writes the shader and the job's descriptors (and attaches the cores if no test did).
-  void prepare(const Dispatch& d) {
-    if (!cores) attach();
-    uint64_t at = kCode;
-    for (const auto& c : d.clauses) {
-      std::vector<uint64_t> words = bifrost_asm::assemble(c);
-      ASSERT_TRUE(bus.copy_to(pa_of(at), words.data(), words.size() * 8));
-      at += words.size() * 8;
-    }
-    // Invocation: size x/y/z then workgroups x/y/z, each minus 1 in ceil(log2(value)) bits, LSB first.
-    const uint32_t values[6] = {d.local[0], d.local[1], d.local[2], d.groups[0], d.groups[1], d.groups[2]};
-    uint32_t packed = 0, start[6] = {};
-    unsigned bit = 0;
-    for (unsigned i = 0; i < 6; ++i) {
-      start[i] = bit;
-      packed |= (values[i] - 1) << bit;
-      bit += log2_ceil(values[i]);
-    }
-    ASSERT_LE(bit, 32u);
-    uint32_t shifts = start[1] | start[2] << 5 | start[3] << 10 | start[4] << 16 | start[5] << 22 | start[3] << 28;
-    put_header(bus, pa_of(kJob), job::Compute, 1, 0);
-    put32(kJob + 32, packed);
-    put32(kJob + 36, shifts);
-    put64(kJob + 64 + 12 * 4, kPush);     // Draw: push uniforms
-    put64(kJob + 64 + 14 * 4, kRsd);      // Draw: state
-    put64(kJob + 64 + 28 * 4, kTlsDesc);  // Draw: thread storage
-    // Renderer State: the shader; Preload = the compute preload bits | uniform count (64-bit words) << 15.
-    put64(kRsd, kCode);
-    put32(kRsd + 16, 0);
-    put32(kRsd + 48, d.preload | static_cast<uint32_t>(d.push.size()) << 15);
-    for (size_t i = 0; i < d.push.size(); ++i) put64(kPush + 8 * i, d.push[i]);
-    // Local Storage, sized as Mesa's pan_emit_tls / panfrost_get_stack_shift do it.
-    uint32_t tls_shift = d.tls_bytes ? log2_ceil((d.tls_bytes + 15) / 16) : 0;
-    uint32_t instances = 1;
-    for (uint32_t g : d.groups) instances *= 1u << log2_ceil(g);
-    uint32_t wls_size = 1u << log2_ceil(std::max(d.wls_bytes, 128u));
-    put32(kTlsDesc, tls_shift);
-    put32(kTlsDesc + 4, d.wls_bytes ? log2_ceil(instances) | (log2_ceil(wls_size) + 1) << 8 : 31u);
-    put64(kTlsDesc + 8, d.tls_bytes ? kStack : 0);
-    put64(kTlsDesc + 16, d.wls_bytes ? kWls : 0);
-  }
-};
-
-uint32_t fbits(float f) {
-  uint32_t v;
-  std::memcpy(&v, &f, 4);
-  return v;
-}
-
-// r2 = rN << 2, for the store clause below.
-std::string times4(const std::string& reg) {
-  return "header flow=3\ntuple p0=" + reg + " fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +NOP ; fma->r2\n"
-         "const 0x2";
-}
-// Stores r<sr> at uniform <u> + r2 and ends the shader (buffers sit below 4 GiB).
-std::string store_at(unsigned u, unsigned sr) {
-  return "header sr=" + std::to_string(sr) + " msg=6\ntuple p0=r2 fau=u" + std::to_string(u) +
-         " ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\ntuple ; *NOP ; +STORE.i32 src0=7 src1=3 seg=1";
-}
 
 // out[i] = a[i] + b[i] (f32) over 7 workgroups of 16 threads; i = global invocation id x (r60).
 TEST_P(ComputeJobs, VectorAdd) {
@@ -338,13 +207,14 @@ TEST_P(ComputeJobs, AtomicHistogram) {
   d.groups[0] = 6;
   d.preload = kPreloadGlobalX;
   d.push = {kIn, kOut};
-  d.clauses = {times4("r60"),
-               "header flow=3 sr=10 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
-               "tuple ; *NOP ; +LOAD.i32 src0=7 src1=3 seg=1",
-               times4("r10"),
-               "header flow=3\ntuple p0=r2 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\n"
-               "tuple fau=u1 ; *NOP ; +MOV.i32 src0=5 ; add->r1",
-               "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src1=0 src2=1"};
+  d.clauses = {
+      times4("r60"),
+      "header flow=3 sr=10 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
+      "tuple ; *NOP ; +LOAD.i32 src0=7 src1=3 seg=1",
+      times4("r10"),
+      "header flow=3\ntuple p0=r2 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\n"
+      "tuple fau=u1 ; *NOP ; +MOV.i32 src0=5 ; add->r1",
+      "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src0=0 src1=1"};
   run(d);
   EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
   for (unsigned b = 0; b < buckets; ++b) EXPECT_EQ(get32(kOut + 4 * b), want[b]) << "bucket " << b;

@@ -205,8 +205,9 @@ const Lanes kAtomArg = {0x00000003u, 0x0000000fu, 0xffffffffu, 0x12345678u};
 // Two clauses: the ATOM_C* / +ATOM_CX pair (address {r1:r0}, staging r12..r13, argument in r12), then
 // *ATOM_POST of the staging pair into r10.
 std::vector<std::string> atom_program(const std::string& fma_op, unsigned post_opc, bool with_post) {
-  std::vector<std::string> p = {std::string(with_post ? "header flow=3" : "header") + " sr=12 msg=7\ntuple p0=r0 p1=r1 ; " + fma_op +
-                                " src0=0 src1=1 ; +ATOM_CX src1=0 src2=1"};
+  std::vector<std::string> p = {std::string(with_post ? "header flow=3" : "header") +
+                                " sr=12 msg=7\ntuple p0=r0 p1=r1 ; " + fma_op +
+                                " src0=0 src1=1 ; +ATOM_CX src0=0 src1=1"};
   if (with_post)
     p.push_back("tuple p0=r12 p1=r13 ; *ATOM_POST.i32 src0=0 src1=1 opc=" + std::to_string(post_opc) +
                 " ; +NOP ; fma->r10");
@@ -508,7 +509,7 @@ void add_message_cases(CaseMap& c) {
     std::vector<Lanes> in(14);
     in[0] = {uint32_t(kScratchVa), uint32_t(kScratchVa), uint32_t(kScratchVa), uint32_t(kScratchVa)};
     in[12] = kAtomArg;
-    auto r = rig.run("header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *NOP ; +ATOM_CX src1=0 src2=1", in);
+    auto r = rig.run("header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *NOP ; +ATOM_CX src0=0 src1=1", in);
     if (r.status != QuadResult::Status::Fault || r.exception != 0x51)
       return why = "unpaired ATOM_CX did not raise INSTR_INVALID_ENC", false;
     if (rig.gpu.read32(kScratchVa) != 1234) return why = "unpaired ATOM_CX changed memory", false;
@@ -519,19 +520,25 @@ void add_message_cases(CaseMap& c) {
 const std::initializer_list<RoundTrip> kMessageRoundTrips = {
     {"ADD_LOAD_i8", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; +LOAD.i8 src0=0 src1=1 seg=2 lane=1",
      "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i8.wls.b1 t1, r1, r2, @r8\n}\n"},
-    {"ADD_LOAD_i8_h", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; ADD_LOAD_i8_h src0=0 src1=1 seg=1 lane=1 ext=0",
+    {"ADD_LOAD_i8_h",
+     "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; ADD_LOAD_i8_h src0=0 src1=1 seg=1 lane=1 ext=0",
      "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i8.h1.sext t1, r1, r2, @r8\n}\n"},
-    {"ADD_LOAD_i8_w0", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; ADD_LOAD_i8_w0 src0=0 src1=1 seg=7 ext=1",
+    {"ADD_LOAD_i8_w0",
+     "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; ADD_LOAD_i8_w0 src0=0 src1=1 seg=7 ext=1",
      "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i8.tl.w0.zext t1, r1, r2, @r8\n}\n"},
-    {"ADD_LOAD_i8_d0", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; ADD_LOAD_i8_d0 src0=0 src1=1 seg=4 ext=0",
+    {"ADD_LOAD_i8_d0",
+     "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; ADD_LOAD_i8_d0 src0=0 src1=1 seg=4 ext=0",
      "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i8.ubo.d0.sext t1, r1, r2, @r8\n}\n"},
     {"ADD_LOAD_i16", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; +LOAD.i16 src0=0 src1=1 seg=1 lane=1",
      "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i16.h1 t1, r1, r2, @r8\n}\n"},
-    {"ADD_LOAD_i16_w0", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; ADD_LOAD_i16_w0 src0=0 src1=1 seg=2 ext=0",
+    {"ADD_LOAD_i16_w0",
+     "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; ADD_LOAD_i16_w0 src0=0 src1=1 seg=2 ext=0",
      "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i16.wls.w0.sext t1, r1, r2, @r8\n}\n"},
-    {"ADD_LOAD_i16_d0", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; ADD_LOAD_i16_d0 src0=0 src1=1 seg=1 ext=1",
+    {"ADD_LOAD_i16_d0",
+     "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; ADD_LOAD_i16_d0 src0=0 src1=1 seg=1 ext=1",
      "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i16.d0.zext t1, r1, r2, @r8\n}\n"},
-    {"ADD_LOAD_i32_d0", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; ADD_LOAD_i32_d0 src0=0 src1=1 seg=3 ext=0",
+    {"ADD_LOAD_i32_d0",
+     "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; ADD_LOAD_i32_d0 src0=0 src1=1 seg=3 ext=0",
      "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i32.stream.d0.sext t1, r1, r2, @r8\n}\n"},
     {"ADD_LOAD_i24", "header sr=8 msg=5\ntuple p0=r1 p1=r2 ; *NOP ; +LOAD.i24 src0=0 src1=1 seg=7",
      "ds(0u) eos load \n{\n*NOP t0\n+LOAD.i24.tl t1, r1, r2, @r8\n}\n"},
@@ -550,20 +557,24 @@ const std::initializer_list<RoundTrip> kMessageRoundTrips = {
     {"ADD_ACMPXCHG_i32", "header sr=10 msg=7\ntuple p0=r1 p1=r2 ; *NOP ; +ACMPXCHG.i32 src0=0 src1=1",
      "ds(0u) eos atomic \n{\n*NOP t0\n+ACMPXCHG.i32 t1, r1, r2, @r10\n}\n"},
     {"FMA_ATOM_C_i32",
-     "header sr=4 msg=7\ntuple p0=r1 p1=r2 p2=r4 ; *ATOM_C.i32 src0=0 src1=1 src2=2 opc=13 ; +ATOM_CX src0=2 src1=0 src2=1",
-     "ds(0u) eos atomic \n{\n*ATOM_C.i32.aor t0, r1, r2, r4\n+ATOM_CX t1, r4, r1, r2, @r4\n}\n"},
+     "header sr=4 msg=7\ntuple p0=r1 p1=r2 p2=r4 ; *ATOM_C.i32 src0=0 src1=1 src2=2 opc=13 ; +ATOM_CX src0=0 "
+     "src1=1 src2=2",
+     "ds(0u) eos atomic \n{\n*ATOM_C.i32.aor t0, r1, r2, r4\n+ATOM_CX t1, r1, r2, r4, @r4\n}\n"},
     {"FMA_ATOM_C_RETURN_i32",
-     "header sr=4 msg=7\ntuple p0=r1 p1=r2 p2=r4 ; *ATOM_C_RETURN.i32 src0=0 src1=1 src2=2 opc=10 ; +ATOM_CX src0=2 src1=0 src2=1",
-     "ds(0u) eos atomic \n{\n*ATOM_C_RETURN.i32.aumin t0, r1, r2, r4\n+ATOM_CX t1, r4, r1, r2, @r4\n}\n"},
+     "header sr=4 msg=7\ntuple p0=r1 p1=r2 p2=r4 ; *ATOM_C_RETURN.i32 src0=0 src1=1 src2=2 opc=10 ; +ATOM_CX "
+     "src0=0 src1=1 src2=2",
+     "ds(0u) eos atomic \n{\n*ATOM_C_RETURN.i32.aumin t0, r1, r2, r4\n+ATOM_CX t1, r1, r2, r4, @r4\n}\n"},
     {"FMA_ATOM_C1_i32",
-     "header sr=4 msg=7\ntuple p0=r1 p1=r2 ; *ATOM_C1.i32 src0=0 src1=1 opc=1 ; +ATOM_CX src1=0 src2=1",
-     "ds(0u) eos atomic \n{\n*ATOM_C1.i32.adec t0, r1, r2\n+ATOM_CX t1, r1, r1, r2, @r4\n}\n"},
+     "header sr=4 msg=7\ntuple p0=r1 p1=r2 ; *ATOM_C1.i32 src0=0 src1=1 opc=1 ; +ATOM_CX src0=0 src1=1",
+     "ds(0u) eos atomic \n{\n*ATOM_C1.i32.adec t0, r1, r2\n+ATOM_CX t1, r1, r2, r1, @r4\n}\n"},
     {"FMA_ATOM_C1_RETURN_i32",
-     "header sr=4 msg=7\ntuple p0=r1 p1=r2 ; *ATOM_C1_RETURN.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src1=0 src2=1",
-     "ds(0u) eos atomic \n{\n*ATOM_C1_RETURN.i32.ainc t0, r1, r2\n+ATOM_CX t1, r1, r1, r2, @r4\n}\n"},
+     "header sr=4 msg=7\ntuple p0=r1 p1=r2 ; *ATOM_C1_RETURN.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src0=0 "
+     "src1=1",
+     "ds(0u) eos atomic \n{\n*ATOM_C1_RETURN.i32.ainc t0, r1, r2\n+ATOM_CX t1, r1, r2, r1, @r4\n}\n"},
     {"ADD_ATOM_CX",
-     "header sr=6 msg=7\ntuple p0=r1 p1=r2 p2=r6 ; *ATOM_C_RETURN.i32 src0=0 src1=1 src2=2 opc=2 ; +ATOM_CX src0=2 src1=0 src2=1",
-     "ds(0u) eos atomic \n{\n*ATOM_C_RETURN.i32.aadd t0, r1, r2, r6\n+ATOM_CX t1, r6, r1, r2, @r6\n}\n"},
+     "header sr=6 msg=7\ntuple p0=r1 p1=r2 p2=r6 ; *ATOM_C_RETURN.i32 src0=0 src1=1 src2=2 opc=2 ; +ATOM_CX "
+     "src0=0 src1=1 src2=2",
+     "ds(0u) eos atomic \n{\n*ATOM_C_RETURN.i32.aadd t0, r1, r2, r6\n+ATOM_CX t1, r1, r2, r6, @r6\n}\n"},
     {"FMA_SEG_ADD", "tuple p0=r1 ; *SEG_ADD src0=0 seg=2 ; +NOP ; fma->r3",
      "ds(0u) eos \n{\n*SEG_ADD.wls r3:t0, r1\n+NOP t1\n}\n"},
     {"ADD_SEG_ADD", "tuple p0=r1 ; *NOP ; +SEG_ADD src0=0 seg=7 ; add->r3",
@@ -654,7 +665,8 @@ TEST(MessageWorkgroup, SharedAtomicAddThroughSegAdd) {
   std::vector<std::string> p = {
       "header flow=3\ntuple fau=c0 ; *SEG_ADD src0=4 seg=2 ; +SEG_ADD src0=5 seg=2 ; fma->r0 add->r1\n"
       "tuple p0=r55 fau=c0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r12\nconst 0x10",
-      "header flow=3 sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C_RETURN.i32 src0=0 src1=1 opc=2 ; +ATOM_CX src1=0 src2=1",
+      "header flow=3 sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C_RETURN.i32 src0=0 src1=1 opc=2 ; +ATOM_CX "
+      "src0=0 src1=1",
       "header flow=3\ntuple p0=r12 p1=r13 ; *ATOM_POST.i32 src0=0 src1=1 opc=2 ; +NOP ; fma->r14"};
   for (auto& c : store_to_out(14)) p.push_back(c);
   auto r = rig.run_wg(p, 8);
@@ -762,7 +774,7 @@ TEST(MessageAtomics, AtomicAgainstOtherHostThreads) {
   Rig rig;
   rig.gpu.load_code(kCodeVa, bifrost_asm::assemble(
                                  "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; "
-                                 "+ATOM_CX src1=0 src2=1"));
+                                 "+ATOM_CX src0=0 src1=1"));
   rig.gpu.write32(kScratchVa, 0);
   constexpr unsigned kThreads = 4, kRuns = 20000;
   std::vector<Lanes> in(2);

@@ -172,6 +172,39 @@ tuple p0=r1 ; *MOV.i32 src0=0 ; +NOP ; fma->r2
   EXPECT_EQ(r.clauses, 8u);
 }
 
+// Mesa ends threads by branching to address 0 (its terminal-branch lowering: an absolute constant 0), from
+// a conditional branch in the middle of a program as well as a JUMP in the last clause. Lanes 0 and 2 (r0 ==
+// 0) take the BRANCHZ and end; lanes 1 and 3 fall through to the tail, whose END clause then jumps to 0.
+TEST(Shader, BranchToAddressZeroEndsTheThread) {
+  GpuEnv env;
+  const char* head = R"(
+header flow=1
+tuple p0=r0 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=1
+const 0
+)";
+  const char* tail = R"(
+header flow=1
+tuple p0=r1 fau=c0 ; *MOV.i32 src0=0 ; +JUMP src2=5 ; fma->r2
+const 0
+)";
+  uint64_t at = env.load_code(kCodeVa, bifrost_asm::assemble(head));
+  at = env.load_code(at, bifrost_asm::assemble(tail));
+  // What a thread would run if the JUMP fell through: a store to an unmapped address, which would fault.
+  env.load_code(at, bifrost_asm::assemble(
+                        "header sr=5 msg=6\ntuple p0=r3 p1=r4 ; *NOP ; +STORE.i32 src0=0 src1=1 seg=1"));
+  QuadLaunch l;
+  l.entry = kCodeVa;
+  for (unsigned i = 0; i < 4; ++i) {
+    l.regs[i][0] = i & 1;
+    l.regs[i][1] = 0x100 + i;
+    l.regs[i][3] = 0x7000000;
+  }
+  auto r = env.core->run_quad(l);
+  ASSERT_EQ(r.status, QuadResult::Status::Done) << r.error;
+  for (unsigned i = 0; i < 4; ++i) EXPECT_EQ(r.regs[i][2], (i & 1) ? 0x100u + i : 0u) << "lane " << i;
+  EXPECT_EQ(r.clauses, 2u); // the head once for all four lanes, the tail once for lanes 1 and 3
+}
+
 TEST(Shader, BadAddressRaisesTheMmuFault) {
   GpuEnv env;
   env.load_code(kCodeVa, bifrost_asm::assemble("header sr=5 msg=5\ntuple p0=r0 p1=r1 ; *NOP ; +LOAD.i32 src0=0 src1=1 seg=1"));

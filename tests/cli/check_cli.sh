@@ -44,6 +44,11 @@ check gpu-threads-zero 2 1 --gpu-threads 0
 check gpu-threads-65 2 1 --gpu-threads 65
 check gpu-threads-text 2 1 --gpu-threads two
 check gpu-threads-and-no-gpu 2 1 --no-gpu --gpu-threads 2
+check gpu-timing-bad 2 1 --gpu-timing always
+check gpu-timing-missing 2 1 --gpu-timing
+check gpu-clock-zero 2 1 --gpu-clock 0
+check gpu-clock-text 2 1 --gpu-clock fast
+check gpu-timing-and-no-gpu 2 1 --no-gpu --gpu-timing on
 check help-mentions-flags 0 0 --help
 "$vplat" --help | grep -q -- '--platform' && "$vplat" --help | grep -q -- '--smp' &&
   "$vplat" --help | grep -q -- '--gpu-cores N' && "$vplat" --help | grep -q -- '--gpu-threads N' && "$vplat" --help | grep -q -- '--no-gpu' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL help text lacks flags"; }

@@ -387,3 +387,24 @@ TEST(System, UserModeStopsOnExceptions) {
   EXPECT_EQ(m.core.exception(), Exception::Undefined);
   EXPECT_EQ(m.word_at(m.core.PC), 0u); // stopped at the udf
 }
+
+// --cpu-stats: the interpreter counts each instruction it executes by generated instruction id. A countdown loop
+// (words from llvm-mc-16): movz x0, #3; subs x0, x0, #1; b.ne #-4 -- 1 + 3 + 3 instructions.
+TEST(System, InterpreterCountsInstructionsById) {
+  Machine m;
+  m.core.set_engine(Engine::Interp); // the counts come from the interpreter only
+  const uint32_t words[] = {0xd2800060, 0xf1000400, 0x54ffffe1};
+  std::memcpy(&m.mem.ram[kLoad], words, sizeof words);
+  std::vector<uint64_t> counts(vplat::gen::aarch64::kNumInsns);
+  m.core.insn_counts = counts.data();
+  m.core.power_on(kLoad);
+  RunResult r = m.run(7);
+  EXPECT_EQ(r.retired, 7u);
+  EXPECT_EQ(m.core.X[0], 0u);
+  EXPECT_EQ(counts[static_cast<size_t>(vplat::gen::aarch64::decode(words[0]))], 1u);
+  EXPECT_EQ(counts[static_cast<size_t>(vplat::gen::aarch64::decode(words[1]))], 3u);
+  EXPECT_EQ(counts[static_cast<size_t>(vplat::gen::aarch64::decode(words[2]))], 3u);
+  uint64_t total = 0;
+  for (uint64_t c : counts) total += c;
+  EXPECT_EQ(total, 7u);
+}

@@ -214,6 +214,30 @@ TEST(GenericTimer, FiresWhenTheCountReachesCvalUnlessMasked) {
   EXPECT_EQ(t.next_deadline(), UINT64_MAX);
 }
 
+// Two CPUs take their quanta of one round in turn from the same start: each sees time move with its own
+// instructions, and nobody sees it go back (the second CPU's first reads are held at what the first showed).
+TEST(VirtualClock, MovesWithTheRunningCpusInstructions) {
+  vd::VirtualClock clock;
+  clock.advance(1000);
+  uint64_t cpu0 = 70, cpu1 = 5; // instructions retired so far
+  auto progress = [](const void* p) { return *static_cast<const uint64_t*>(p); };
+  clock.begin_quantum(progress, &cpu0);
+  EXPECT_EQ(clock.ticks(), 1000u);
+  cpu0 += 3;
+  EXPECT_EQ(clock.ticks(), 1003u); // two reads three instructions apart differ by three ticks
+  cpu0 += 17;
+  EXPECT_EQ(clock.ticks(), 1020u);
+  clock.end_quantum();
+  clock.begin_quantum(progress, &cpu1);
+  cpu1 += 12;
+  EXPECT_EQ(clock.ticks(), 1020u); // 1012 by its own count, but 1020 was seen already
+  cpu1 += 18;
+  EXPECT_EQ(clock.ticks(), 1030u);
+  clock.end_quantum();
+  clock.advance(30); // the round lasts as long as its busiest CPU
+  EXPECT_EQ(clock.ticks(), 1030u);
+}
+
 TEST(GenericTimer, TvalIsASigned32BitDistance) {
   vd::VirtualClock clock;
   vd::GenericTimer t(clock, vd::IrqLine(), vd::IrqLine());

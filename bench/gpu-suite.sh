@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The GPU workload suite (guest-images/workloads/): runs every workload, prints a table (kernel, sizes, GPU jobs,
+# the program's own GPU seconds, host seconds, PASS/FAIL) and exits non-zero if any workload fails.
+#
+#   bench/gpu-suite.sh [--quick] [BUILD_DIR]          in the Mesa guest under vplat (BUILD_DIR/vplat)
+#   bench/gpu-suite.sh --host [--quick] [BUILD_DIR]   natively, on the host's Mesa (llvmpipe without a GPU),
+#                                                     from BUILD_DIR/workloads-host (cmake target workloads-host)
+# Options: --api cl runs the OpenCL versions (wlcl-NAME; on the host through the OpenCL ICD loader, e.g. PoCL;
+# in the guest through Mesa's Rusticl, which needs an image with mesa-opencl-icd: build-gpu-trixie.sh) of the
+# workloads that have one. --bin-dir DIR and --suite FILE replace the workload directory and list (tests use them).
+# Environment: GPU_SUITE_IMAGE_DIR (guest image, default BUILD_DIR/guest-mesa), GPU_SUITE_TIMEOUT (seconds for the
+# whole run, default 3600), GPU_SUITE_VPLAT_ARGS (extra vplat options, e.g. "--gpu-threads 2").
+# Exit status: 0 all passed, 1 a failure, 2 something missing, 77 (host mode) no EGL device at all.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+die() { printf 'gpu-suite: %s\n' "$*" >&2; exit 2; }
+
+mode=guest quick='' build='' bindir='' suite='' api=gles
+while [ $# -gt 0 ]; do
+  case $1 in
+    --host) mode=host ;;
+    --quick) quick=--quick ;;
+    --api) api=${2:?}; shift; [ "$api" = gles ] || [ "$api" = cl ] || die "--api gles|cl" ;;
+    --bin-dir) bindir=${2:?}; shift ;;
+    --suite) suite=${2:?}; shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -*) die "unknown option '$1'" ;;
+    *) [ -z "$build" ] || die "more than one BUILD_DIR"; build=$1 ;;
+  esac
+  shift
+done
+build=${build:-build}
+suite=${suite:-$repo/guest-images/workloads/suite.txt}
+timeout=${GPU_SUITE_TIMEOUT:-3600}
+[[ $timeout =~ ^[1-9][0-9]*$ ]] || die "GPU_SUITE_TIMEOUT must be a positive number of seconds"
+command -v python3 >/dev/null || die "python3 is needed"
+[ -f "$suite" ] || die "no suite list $suite"
+mkdir -p "$build"
+if [ "$api" = cl ]; then
+  # Only the workloads whose source carries an OpenCL C kernel (as CMake and build-workloads.sh decide); the
+  # runner leaves the others out, so the table must not expect them.
+  src=$repo/guest-images/workloads
+  cl_suite=$build/gpu-suite-cl.txt
+  while read -r name rest; do
+    case $name in ''|'#'*) continue ;; esac
+    if grep -q 'struct wl_kernel_src' "$src/$name.c" 2>/dev/null || [ -x "${bindir:-$build/workloads-host}/wlcl-$name" ]; then
+      echo "$name${rest:+ $rest}"
+    fi
+  done <"$suite" >"$cl_suite"
+  suite=$cl_suite
+fi
+
+if [ "$mode" = host ]; then
+  bindir=${bindir:-$build/workloads-host}
+  [ -d "$bindir" ] || die "no host workloads in $bindir (cmake --build $build --target workloads-host)"
+  cmd=(sh "$repo/guest-images/workloads/run-suite.sh" --host --api "$api" ${quick:+"$quick"} --bin-dir "$bindir" --suite "$suite")
+  echo "gpu-suite: host ($api), workloads from $bindir${quick:+ (quick sizes)}"
+else
+  # The Mesa guest image (issue #7) is made by the image builder from guest-images/build-workloads.sh's tree;
+  # inside it run-suite.sh is /usr/bin/vplat-gpu-suite with the workloads in /usr/lib/vplat-workloads.
+  image=${GPU_SUITE_IMAGE_DIR:-$build/guest-mesa}
+  [ -x "$build/vplat" ] || die "no $build/vplat (build first)"
+  if [ ! -f "$image/Image" ] || [ ! -f "$image/initramfs.cpio.gz" ]; then
+    die "no Mesa guest image in $image (Image, initramfs.cpio.gz[, disk.img]); set GPU_SUITE_IMAGE_DIR"
+  fi
+  [ -z "$bindir" ] || die "--bin-dir is for --host"
+  vargs=(--platform juno --kernel "$image/Image" --initrd "$image/initramfs.cpio.gz")
+  append="console=ttyAMA0 vplat.gpu=1"
+  if [ -f "$image/disk.img" ]; then
+    vargs+=(--disk "$image/disk.img")
+    append+=" vplat.root=/dev/vda"
+  fi
+  # shellcheck disable=SC2206  # word splitting of the extra options is intended
+  extra=(${GPU_SUITE_VPLAT_ARGS:-})
+  cmd=("$build/vplat" "${vargs[@]}" "${extra[@]}" --append "$append vplat.cmd=\"vplat-gpu-suite --api $api $quick\"")
+  echo "gpu-suite: guest $image under $build/vplat${quick:+ (quick sizes)}"
+fi
+log=$build/gpu-suite-$mode-$api${quick:+-quick}.log
+set +e
+python3 "$here/gpu_suite.py" --suite "$suite" --log "$log" --timeout "$timeout" -- "${cmd[@]}"
+exit $?

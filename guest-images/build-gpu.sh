@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Builds the GPU guest: Debian's unmodified Mesa (bookworm, panfrost Gallium driver) on a virtio-blk ext4 disk,
+# plus our GLES compute workloads, booted through the small initramfs that loads the GPU and disk modules.
+#
+#   build-gpu.sh [--size MiB] [--update] [OUTDIR]          (OUTDIR: build/guest-gpu)
+#
+# Outputs: OUTDIR/Image, OUTDIR/initramfs.cpio.gz (build-default.sh --with-gpu --with-virtio: /init loads
+# panfrost and virtio_mmio/virtio_blk/ext4 at boot), OUTDIR/disk.img (ext4, label vplat-gpu: busybox userland,
+# /init, the dependency closure of Mesa's EGL/GLES/GBM/DRI packages, panfrost-smoke and the workloads in
+# /usr/bin), OUTDIR/manifest.txt. Boot the disk with: --disk OUTDIR/disk.img --append 'vplat.root=/dev/vda'.
+# Without --disk the image is the plain GPU initramfs (the driver probes; panfrost-smoke runs).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+
+SIZE_MIB=
+UPDATE=0
+OUTDIR=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --size) [ $# -ge 2 ] || die "--size needs a value"; SIZE_MIB=$2; shift 2 ;;
+    --update) UPDATE=1; shift ;;
+    -h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -*) die "unknown option $1 (see --help)" ;;
+    *) [ -z "$OUTDIR" ] || die "only one OUTDIR may be given"; OUTDIR=$1; shift ;;
+  esac
+done
+[ -z "$SIZE_MIB" ] || { [[ $SIZE_MIB =~ ^[0-9]+$ ]] && [ "$SIZE_MIB" -ge 64 ]; } ||
+  die "--size must be a number of MiB >= 64"
+OUTDIR=${OUTDIR:-$repo/build/guest-gpu}
+SUITE=bookworm
+need_tools mke2fs dpkg-deb apt-cache aarch64-linux-gnu-gcc readelf
+
+# The user-space GPU stack: the packages an EGL + GLES application on Mesa needs at run time. Their dependency
+# closure (Depends and Pre-Depends, no Recommends) is what goes on the disk.
+MESA_PACKAGES=(libgl1-mesa-dri libegl1 libegl-mesa0 libgles2 libgbm1 libdrm2)
+# Headers and link-time .so names for cross-compiling the workloads (not copied to the disk); libgl-dev holds
+# KHR/khrplatform.h, which the EGL and GLES headers include.
+DEV_PACKAGES=(libc6-dev linux-libc-dev libegl-dev libgles-dev libgl-dev libgbm-dev libdrm-dev)
+# guest-images/workloads/NAME.c -> /usr/bin/NAME on the disk. One list, so that new workloads are one word.
+WORKLOADS=(first-light first-light-ext)
+# workloads/*.c compiled into every workload (a shared harness), if any.
+WORKLOAD_SHARED=()
+
+upd=(); [ "$UPDATE" = 0 ] || upd=(--update)
+"$here/build-default.sh" --with-gpu --with-virtio "${upd[@]}" "$OUTDIR"
+
+apt_setup "$SUITE" 0
+kernel_package
+work=$(mktemp -d "${TMPDIR:-/tmp}/vplat-gpu.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# The closure from apt's own resolver. Lines in <...> are virtual names; a name without :arm64 is an
+# Architecture: all package.
+specs=()
+while IFS= read -r p; do
+  case $p in *:arm64) specs+=("$p") ;; *) specs+=("$p:all") ;; esac
+done < <("${APT_CACHE[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+           --no-replaces --no-enhances "${MESA_PACKAGES[@]/%/:arm64}" | grep -v '^[ <]' | LC_ALL=C sort -u)
+[ ${#specs[@]} -ge ${#MESA_PACKAGES[@]} ] || die "could not resolve the Mesa package closure"
+dev_specs=()
+for p in "${DEV_PACKAGES[@]}"; do dev_specs+=("$p:arm64"); done
+apt_index "${specs[@]}" "${dev_specs[@]}"
+log "Mesa closure: ${#specs[@]} packages"
+
+tree=$work/rootfs
+make_userland "$tree" "$work"
+install -m 0755 "$here/rootfs/init" "$tree/init"
+declare -A deb_of=()
+for s in "${specs[@]}"; do
+  fetch_deb "$s"
+  deb_of[$s]=$DEB_PATH
+  dpkg-deb -x "$DEB_PATH" "$tree"
+done
+mesa_version=$(deb_field "${APT_INFO[libgl1-mesa-dri:arm64]}" Version)
+[ -f "$tree/usr/lib/aarch64-linux-gnu/dri/panfrost_dri.so" ] || die "libgl1-mesa-dri has no dri/panfrost_dri.so"
+[ -e "$tree/lib/ld-linux-aarch64.so.1" ] || die "libc6:arm64 has no /lib/ld-linux-aarch64.so.1"
+
+# Sysroot for compiling: the -dev packages (headers, lib*.so links) and the libraries those links point at
+# (libc6, libegl1, libgles2, libgbm1); the linker finds what those in turn need in the disk tree.
+sysroot=$work/mesa-sysroot
+mkdir -p "$sysroot"
+for s in libc6:arm64 libegl1:arm64 libgles2:arm64 libgbm1:arm64; do dpkg-deb -x "${deb_of[$s]}" "$sysroot"; done
+for s in "${dev_specs[@]}"; do
+  fetch_deb "$s"
+  dpkg-deb -x "$DEB_PATH" "$sysroot"
+done
+libdirs=("$tree/lib/aarch64-linux-gnu" "$tree/usr/lib/aarch64-linux-gnu")
+
+# panfrost-smoke and any other guest-images/programs/*.c, static as in the initramfs.
+build_guest_programs "$tree" "$work" "$here/programs"
+programs_note=$GUEST_PROGRAMS
+WORKLOADS_NOTE=
+for name in "${WORKLOADS[@]}"; do
+  src=$here/workloads/$name.c
+  [ -f "$src" ] || die "no workload source $src"
+  out=$tree/usr/bin/$name
+  shared=()
+  for c in "${WORKLOAD_SHARED[@]}"; do shared+=("$here/workloads/$c"); done
+  # Dynamic: EGL/GLES go through glvnd and Mesa's DRI driver, which dlopen their libraries at run time.
+  aarch64-linux-gnu-gcc --sysroot="$sysroot" -std=gnu11 -O2 -Wall -Wextra -Werror -DEGL_NO_X11 \
+    -I"$here/workloads" -o "$out" "$src" "${shared[@]}" -Wl,-rpath-link,"${libdirs[0]}" -Wl,-rpath-link,"${libdirs[1]}" \
+    -lEGL -lGLESv2 -lgbm -lm || die "cross-compiling $src failed"
+  aarch64-linux-gnu-strip "$out" 2>/dev/null || true
+  chmod 0755 "$out"
+  WORKLOADS_NOTE+="${WORKLOADS_NOTE:+; }$name $(stat -c %s "$out") $(sha256sum <"$out" | cut -d' ' -f1)"
+done
+
+krel=$(awk '$1 == "kernel-release:" { print $2 }' "$OUTDIR/manifest.txt")
+printf 'vplat GPU disk, suite %s, Mesa %s, kernel %s\n' "$SUITE" "$mesa_version" "$krel" >"$tree/etc/vplat-disk-id"
+
+# Size: the tree plus a quarter for the file system's own structures and the guest's scratch files.
+if [ -z "$SIZE_MIB" ]; then
+  used=$(du -sm "$tree" | cut -f1)
+  SIZE_MIB=$((used + used / 4 + 32))
+fi
+rm -f "$OUTDIR/disk.img.tmp"
+mke2fs -q -F -t ext4 -L vplat-gpu -E root_owner=0:0 -d "$tree" "$OUTDIR/disk.img.tmp" "${SIZE_MIB}M" ||
+  die "mke2fs failed"
+mv "$OUTDIR/disk.img.tmp" "$OUTDIR/disk.img"
+
+{
+  echo "# GPU disk (guest-images/build-gpu.sh)"
+  echo "disk-image: disk.img ext4 ${SIZE_MIB} MiB, label vplat-gpu; boot with --disk and vplat.root=/dev/vda"
+  echo "mesa: $mesa_version (${#specs[@]} packages: ${MESA_PACKAGES[*]} and their Depends closure)"
+  echo "disk-programs: ${programs_note:-none}"
+  echo "workloads: ${WORKLOADS_NOTE:-none}"
+  printf 'deb %s\n' "${FETCHED[@]}" | awk '!seen[$0]++'
+  echo "out disk.img $(stat -c %s "$OUTDIR/disk.img") $(sha256sum <"$OUTDIR/disk.img" | cut -d' ' -f1)"
+} >>"$OUTDIR/manifest.txt"
+log "disk: $OUTDIR/disk.img (${SIZE_MIB} MiB ext4, Mesa $mesa_version); boot with --disk and vplat.root=/dev/vda"
