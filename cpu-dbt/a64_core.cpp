@@ -52,9 +52,10 @@ std::array<bool, a64::kNumInsns> build_ends_block() {
   for (int id = 0; id < a64::kNumInsns; ++id) {
     const auto& i = a64::kInsnInfo[id];
     std::string_view cls(i.cls);
-    e[id] = i.is_branch || (cls.substr(0, 4) == "sys_" && cls != "sys_nop") || kFlags[id] & (kFlagHint | kFlagExclLoad) ||
-            has_token(i.helpers, "raise_exception") || has_token(i.helpers, "sysreg_read") ||
-            has_token(i.helpers, "sysreg_write") || has_token(i.helpers, "undefined");
+    e[id] = i.is_branch || (cls.substr(0, 4) == "sys_" && cls != "sys_nop") ||
+            kFlags[id] & (kFlagHint | kFlagExclLoad) || has_token(i.helpers, "raise_exception") ||
+            has_token(i.helpers, "sysreg_read") || has_token(i.helpers, "sysreg_write") ||
+            has_token(i.helpers, "undefined");
   }
   return e;
 }
@@ -64,25 +65,42 @@ bool no_monitors = false; // what monitors_active_ points at for a core outside 
 
 } // namespace
 
-uint8_t insn_flags(int id) { return kFlags[id]; }
+uint8_t insn_flags(int id) {
+  return kFlags[id];
+}
 
 const char* exception_name(Exception e) {
   switch (e) {
-  case Exception::None: return "none";
-  case Exception::Undefined: return "undefined instruction";
-  case Exception::DataAbort: return "data abort";
-  case Exception::InstructionAbort: return "instruction abort";
-  case Exception::Alignment: return "alignment fault";
-  case Exception::SupervisorCall: return "supervisor call";
-  case Exception::HypervisorCall: return "hypervisor call";
-  case Exception::SecureMonitorCall: return "secure monitor call";
-  case Exception::Breakpoint: return "breakpoint";
-  case Exception::Halt: return "halt";
-  case Exception::System: return "system instruction";
-  case Exception::Trap: return "trapped instruction";
-  case Exception::PcAlignment: return "PC alignment fault";
-  case Exception::SpAlignment: return "SP alignment fault";
-  case Exception::IllegalState: return "illegal execution state";
+  case Exception::None:
+    return "none";
+  case Exception::Undefined:
+    return "undefined instruction";
+  case Exception::DataAbort:
+    return "data abort";
+  case Exception::InstructionAbort:
+    return "instruction abort";
+  case Exception::Alignment:
+    return "alignment fault";
+  case Exception::SupervisorCall:
+    return "supervisor call";
+  case Exception::HypervisorCall:
+    return "hypervisor call";
+  case Exception::SecureMonitorCall:
+    return "secure monitor call";
+  case Exception::Breakpoint:
+    return "breakpoint";
+  case Exception::Halt:
+    return "halt";
+  case Exception::System:
+    return "system instruction";
+  case Exception::Trap:
+    return "trapped instruction";
+  case Exception::PcAlignment:
+    return "PC alignment fault";
+  case Exception::SpAlignment:
+    return "SP alignment fault";
+  case Exception::IllegalState:
+    return "illegal execution state";
   }
   return "?";
 }
@@ -116,14 +134,18 @@ void Core::power_on(uint64_t pc, uint64_t x0) {
 }
 
 uint32_t Core::pstate() const {
-  return uint32_t(NF) << 31 | uint32_t(ZF) << 30 | uint32_t(CF) << 29 | uint32_t(VF) << 28 | uint32_t(il_) << 20 |
-         daif_ | el_ << 2 | spsel_;
+  return uint32_t(NF) << 31 | uint32_t(ZF) << 30 | uint32_t(CF) << 29 | uint32_t(VF) << 28 |
+         uint32_t(il_) << 20 | daif_ | el_ << 2 | spsel_;
 }
 
-uint64_t Core::get_sp_el0() const { return (el_ == 0 || !spsel_) ? X[31] : sp_other_; }
+uint64_t Core::get_sp_el0() const {
+  return (el_ == 0 || !spsel_) ? X[31] : sp_other_;
+}
 void Core::set_sp_el0(uint64_t v) {
-  if (el_ == 0 || !spsel_) X[31] = v;
-  else sp_other_ = v;
+  if (el_ == 0 || !spsel_)
+    X[31] = v;
+  else
+    sp_other_ = v;
 }
 uint64_t Core::sp_el(unsigned which) const {
   bool current_is_el1 = el_ == 1 && spsel_;
@@ -148,8 +170,8 @@ void Core::update_cached() {
 
 void Core::write_sctlr(uint64_t v) {
   // Writable: M A C SA SA0 UMA I DZE UCT nTWI nTWE WXN UCI; EE/E0E are RES0 (no mixed endianness); RES1 set.
-  constexpr uint64_t kWritable = 0x1f | 1u << 9 | 1u << 12 | 1u << 14 | 1u << 15 | 1u << 16 | 1u << 18 | 1u << 19 |
-                                 1u << 26;
+  constexpr uint64_t kWritable =
+      0x1f | 1u << 9 | 1u << 12 | 1u << 14 | 1u << 15 | 1u << 16 | 1u << 18 | 1u << 19 | 1u << 26;
   uint64_t nv = (v & kWritable) | 0x30D00800;
   if ((nv ^ sys.sctlr) & (1 | 1u << 19)) flush_tlb(); // M or WXN change what translations mean
   sys.sctlr = nv;
@@ -193,14 +215,22 @@ void Core::raise(Exception e, uint64_t address) {
     last_esr = kEcSvc << 26 | kIL | (exception_syndrome & 0xffff);
     pending_ret_ = PC + 4;
     return;
-  case Exception::Breakpoint: last_esr = kEcBrk << 26 | kIL | (exception_syndrome & 0xffff); return;
+  case Exception::Breakpoint:
+    last_esr = kEcBrk << 26 | kIL | (exception_syndrome & 0xffff);
+    return;
   case Exception::PcAlignment:
     last_esr = kEcPcAlign << 26 | kIL;
     pending_far_valid_ = true;
     return;
-  case Exception::SpAlignment: last_esr = kEcSpAlign << 26 | kIL; return;
-  case Exception::IllegalState: last_esr = kEcIllegal << 26 | kIL; return;
-  default: last_esr = kEcUnknown << 26 | kIL; return;
+  case Exception::SpAlignment:
+    last_esr = kEcSpAlign << 26 | kIL;
+    return;
+  case Exception::IllegalState:
+    last_esr = kEcIllegal << 26 | kIL;
+    return;
+  default:
+    last_esr = kEcUnknown << 26 | kIL;
+    return;
   }
 }
 
@@ -222,7 +252,8 @@ void Core::raise_trap(uint32_t ec, uint32_t iss) {
   last_esr = ec << 26 | kIL | iss;
 }
 
-void Core::take_exception(uint32_t esr, uint64_t far, bool far_valid, uint64_t ret, unsigned offset, bool write_esr) {
+void Core::take_exception(uint32_t esr, uint64_t far, bool far_valid, uint64_t ret, unsigned offset,
+                          bool write_esr) {
   uint32_t spsr = pstate();
   unsigned base = el_ == 0 ? 0x400 : (spsel_ ? 0x200 : 0);
   sys.spsr = spsr;
@@ -481,7 +512,8 @@ RunResult Core::run(uint64_t budget) {
         attention_.fetch_and(~kAttnExit, std::memory_order_relaxed);
         return {Exit::Request, done};
       }
-      if ((a & kAttnDebug) && n != 0 && std::find(breakpoints_.begin(), breakpoints_.end(), PC) != breakpoints_.end())
+      if ((a & kAttnDebug) && n != 0 &&
+          std::find(breakpoints_.begin(), breakpoints_.end(), PC) != breakpoints_.end())
         return {Exit::Breakpoint, done};
       if ((a & kAttnIrq) && !(daif_ & 0x80) && system) {
         take_exception(0, 0, false, PC, 0x80, false);
@@ -489,7 +521,9 @@ RunResult Core::run(uint64_t budget) {
         continue;
       }
     }
-    if (jit_ && (block_start || !(PC & 0xfff)) && !(a & kAttnDebug)) {
+    // Translated blocks also end at region boundaries: straight-line code longer than a region is a
+    // chain of blocks, whichever instruction the interpreter entered it at.
+    if (jit_ && (block_start || !(PC & (JitEngine::kRegionBytes - 1))) && !(a & kAttnDebug)) {
       uint32_t k = 0;
       bool faulted = false;
       if (jit_->try_run(*this, budget - n, a, k, faulted)) {
@@ -562,8 +596,10 @@ RunResult Core::run(uint64_t budget) {
       if (f & kFlagExclLoad) {
         // Record the physical address the load-exclusive marked; the TLB entry was just filled.
         auto& slot = tlb_[el_][(EXCL_ADDR >> 12) & (kTlbSize - 1)];
-        if (slot.read == (EXCL_ADDR & ~0xfffull)) excl_pa = slot.pa | (EXCL_ADDR & 0xfff);
-        else excl_pa = EXCL_ADDR;
+        if (slot.read == (EXCL_ADDR & ~0xfffull))
+          excl_pa = slot.pa | (EXCL_ADDR & 0xfff);
+        else
+          excl_pa = EXCL_ADDR;
         if (group) *monitors_active_ = true;
       }
       PC = NPC;
@@ -623,7 +659,8 @@ bool Core::debug_write(uint64_t va, const void* buf, size_t len) {
 }
 
 void Core::add_breakpoint(uint64_t va) {
-  if (std::find(breakpoints_.begin(), breakpoints_.end(), va) == breakpoints_.end()) breakpoints_.push_back(va);
+  if (std::find(breakpoints_.begin(), breakpoints_.end(), va) == breakpoints_.end())
+    breakpoints_.push_back(va);
   attention_.fetch_or(kAttnDebug, std::memory_order_relaxed);
 }
 
@@ -660,8 +697,10 @@ void Core::set_engine(Engine e) {
 void Core::icache_invalidate_va(uint64_t va) {
   if (!jit_) return;
   Translation t = walk(va, Access::Read, el_);
-  if (t.ok) note_store(t.pa & ~0xfffull);
-  else jit_->invalidate_all(); // e.g. execute-only at EL0: the page is not known, so drop everything
+  if (t.ok)
+    note_store(t.pa & ~0xfffull);
+  else
+    jit_->invalidate_all(); // e.g. execute-only at EL0: the page is not known, so drop everything
 }
 
 void CoreGroup::store_to(Core& from, uint64_t pa, uint64_t size) {

@@ -35,10 +35,10 @@ enum class Exception : uint8_t {
   SupervisorCall = 5,
   HypervisorCall = 6,
   SecureMonitorCall = 7,
-  Breakpoint = 8,       // BRK
-  Halt = 9,             // HLT
-  System = 10,          // kind passed by the ADL for system instructions (handled by the helpers)
-  Trap = 11,            // a trapped instruction: FP/SIMD access, MSR/MRS/SYS, WFI/WFE (ESR says which)
+  Breakpoint = 8, // BRK
+  Halt = 9,       // HLT
+  System = 10,    // kind passed by the ADL for system instructions (handled by the helpers)
+  Trap = 11,      // a trapped instruction: FP/SIMD access, MSR/MRS/SYS, WFI/WFE (ESR says which)
   PcAlignment = 12,
   SpAlignment = 13,
   IllegalState = 14,
@@ -49,11 +49,11 @@ const char* exception_name(Exception e);
 // Per-instruction facts the run loop (and the JIT's block builder) needs besides the semantics, from the
 // generated metadata.
 enum : uint8_t {
-  kFlagFp = 1,        // accesses the SIMD&FP registers, FPCR or FPSR: subject to CPACR_EL1.FPEN
-  kFlagHint = 2,      // HINT: WFI, WFE, SEV, SEVL
-  kFlagExclLoad = 4,  // LDXR/LDXP: the global monitor records the physical address
-  kFlagSpBase = 8,    // a load/store with base register Rn at bits 9:5: SP alignment check when Rn == 31
-  kFlagUnpriv = 16,   // LDTR/STTR family when bits 11:10 == 0b10: EL0 permissions
+  kFlagFp = 1,       // accesses the SIMD&FP registers, FPCR or FPSR: subject to CPACR_EL1.FPEN
+  kFlagHint = 2,     // HINT: WFI, WFE, SEV, SEVL
+  kFlagExclLoad = 4, // LDXR/LDXP: the global monitor records the physical address
+  kFlagSpBase = 8,   // a load/store with base register Rn at bits 9:5: SP alignment check when Rn == 31
+  kFlagUnpriv = 16,  // LDTR/STTR family when bits 11:10 == 0b10: EL0 permissions
 };
 uint8_t insn_flags(int id);
 
@@ -140,9 +140,9 @@ struct RunResult {
 class Core : public a64::State {
 public:
   struct Config {
-    bool system = false;       // take exceptions (system level) instead of stopping on them
+    bool system = false;        // take exceptions (system level) instead of stopping on them
     uint32_t midr = 0x410FD034; // Cortex-A53 r0p4; Cortex-A72 r0p1 is 0x410FD081
-    uint64_t mpidr = 0;        // affinity fields (Aff0 = core within cluster, Aff1 = cluster); bit 31 is added
+    uint64_t mpidr = 0; // affinity fields (Aff0 = core within cluster, Aff1 = cluster); bit 31 is added
     uint32_t revidr = 0;
     uint64_t cntfrq = 50'000'000;
   };
@@ -157,8 +157,10 @@ public:
   // ---- Platform interface
   // Level of the core's IRQ input (from the GIC). May be called from any thread.
   void set_irq(bool level) {
-    if (level) attention_.fetch_or(kAttnIrq, std::memory_order_relaxed);
-    else attention_.fetch_and(~kAttnIrq, std::memory_order_relaxed);
+    if (level)
+      attention_.fetch_or(kAttnIrq, std::memory_order_relaxed);
+    else
+      attention_.fetch_and(~kAttnIrq, std::memory_order_relaxed);
   }
   bool irq_line() const { return attention_.load(std::memory_order_relaxed) & kAttnIrq; }
   // Makes run() return Exit::Request at the next instruction boundary. May be called from any thread.
@@ -189,7 +191,7 @@ public:
 
   unsigned el() const { return el_; }
   unsigned spsel() const { return spsel_; }
-  uint32_t daif() const { return daif_; }   // bits 9:6 as in the DAIF register
+  uint32_t daif() const { return daif_; } // bits 9:6 as in the DAIF register
   bool illegal_state() const { return il_; }
   // SPSR-format PSTATE of the running context.
   uint32_t pstate() const;
@@ -219,6 +221,7 @@ public:
 
   MemoryPort& mem;
   uint64_t retired = 0;
+  uint64_t jit_retired_mark_ = 0; // `retired` when the JIT tier last counted (its statistics)
   // --cpu-stats: executions per generated instruction id, counted by the interpreter only (nullptr: off).
   uint64_t* insn_counts = nullptr;
   uint32_t cur_insn = 0; // the instruction being executed
@@ -227,8 +230,8 @@ public:
   // ---- Used by the helpers (a64_helpers.cpp, a64_system_helpers.cpp); not an interface.
   struct TlbEntry {
     uint64_t read = ~0ull, write = ~0ull, fetch = ~0ull; // VA page (bits 63:12) if that access hits, else ~0
-    uint8_t* host = nullptr;                              // RAM page, or nullptr: device page
-    uint64_t pa = 0;                                      // physical page
+    uint8_t* host = nullptr;                             // RAM page, or nullptr: device page
+    uint64_t pa = 0;                                     // physical page
   };
   static constexpr unsigned kTlbSize = 512;
   TlbEntry tlb_[2][kTlbSize]; // per translation EL (0, 1): entries hold the permissions of that EL
@@ -241,7 +244,7 @@ public:
   // Translates `va` for `kind` at `el`, filling the TLB; on a fault returns false and fills `fsc`.
   bool translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entry, uint8_t& fsc);
   Translation walk(uint64_t va, Access kind, unsigned el);
-  void zero_block(uint64_t va);  // DC ZVA
+  void zero_block(uint64_t va); // DC ZVA
   void eret();
   void write_sctlr(uint64_t v);
   void write_cpacr(uint64_t v);
@@ -297,11 +300,14 @@ private:
   uint64_t block_va_ = 0;           // its first instruction
 
   void update_cached();
-  void take_exception(uint32_t esr, uint64_t far, bool far_valid, uint64_t ret, unsigned offset, bool write_esr);
+  void take_exception(uint32_t esr, uint64_t far, bool far_valid, uint64_t ret, unsigned offset,
+                      bool write_esr);
   bool deliver_sync(); // system mode: takes the pending synchronous exception; false if it was none
   bool fetch(uint32_t& insn);
 };
 
-inline Core& core_of(a64::State& s) { return static_cast<Core&>(s); }
+inline Core& core_of(a64::State& s) {
+  return static_cast<Core&>(s);
+}
 
 } // namespace vplat::cpu

@@ -5,6 +5,12 @@
 #include "aarch64_helpers.h"
 #include "aarch64_jit.h"
 #include "cpu-dbt/a64_core.h"
+#include <algorithm>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
@@ -12,18 +18,12 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/DeadStoreElimination.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
-#include <llvm/Support/TargetSelect.h>
-#include <algorithm>
-#include <condition_variable>
-#include <cstddef>
-#include <cstdio>
-#include <cstdlib>
-#include <deque>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -39,18 +39,25 @@ namespace vplat::cpu {
 namespace g = vplat::gen::aarch64;
 
 bool parse_engine(std::string_view text, Engine& out) {
-  if (text == "interp") out = Engine::Interp;
-  else if (text == "jit") out = Engine::Jit;
-  else if (text == "auto") out = Engine::Auto;
-  else return false;
+  if (text == "interp")
+    out = Engine::Interp;
+  else if (text == "jit")
+    out = Engine::Jit;
+  else if (text == "auto")
+    out = Engine::Auto;
+  else
+    return false;
   return true;
 }
 
 const char* engine_name(Engine e) {
   switch (e) {
-  case Engine::Interp: return "interp";
-  case Engine::Jit: return "jit";
-  case Engine::Auto: return "auto";
+  case Engine::Interp:
+    return "interp";
+  case Engine::Jit:
+    return "jit";
+  case Engine::Auto:
+    return "auto";
   }
   return "?";
 }
@@ -59,9 +66,9 @@ namespace {
 
 // How a block treats an instruction.
 enum class Role : uint8_t {
-  Body,     // translated; the block continues after it
-  Last,     // translated and ends the block (branches)
-  Outside,  // not in blocks: the interpreter runs it (the block ends before it)
+  Body,    // translated; the block continues after it
+  Last,    // translated and ends the block (branches)
+  Outside, // not in blocks: the interpreter runs it (the block ends before it)
 };
 
 bool has_token(const char* list, std::string_view t) {
@@ -104,7 +111,8 @@ struct KeyHash {
   size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.va * 31 + k.pa * 7 + k.el); }
 };
 
-using BlockFn = uint64_t (*)(g::State* s, uint32_t attention);
+// `limit` (>= 1): the most instructions the call may retire (the run loop's budget left).
+using BlockFn = uint64_t (*)(g::State* s, uint32_t attention, uint64_t limit);
 constexpr uint64_t kFaulted = 1ull << 32;
 
 // The code of one compiled module. When the last block using it is dropped, its memory is released at the
@@ -112,7 +120,8 @@ constexpr uint64_t kFaulted = 1ull << 32;
 struct Chunk {
   llvm::orc::ResourceTrackerSP rt;
   std::vector<llvm::orc::ResourceTrackerSP>* graveyard;
-  Chunk(llvm::orc::ResourceTrackerSP r, std::vector<llvm::orc::ResourceTrackerSP>* g) : rt(std::move(r)), graveyard(g) {}
+  Chunk(llvm::orc::ResourceTrackerSP r, std::vector<llvm::orc::ResourceTrackerSP>* g)
+      : rt(std::move(r)), graveyard(g) {}
   ~Chunk() { graveyard->push_back(std::move(rt)); }
 };
 
@@ -122,6 +131,10 @@ struct Block {
   bool fp = false;  // contains FP/SIMD instructions (they trap when CPACR_EL1.FPEN says so)
   BlockFn fn = nullptr;
   std::shared_ptr<Chunk> code;
+  // The blocks that followed this one last (a branch's two ways), valid while the cache generation they
+  // were found in lasts: dropping any block bumps it, so these never point at a freed block.
+  Block* next[2] = {nullptr, nullptr};
+  uint64_t next_gen[2] = {0, 0};
 };
 
 struct Request {
@@ -157,20 +170,48 @@ struct JitEngine::Impl {
     bool code = false;     // translated (or being translated): stores to it must take the slow path
   };
   std::unordered_map<uint64_t, Page> pages; // code pages (physical)
-  // Direct-mapped cache of block starts: the block, or how often the start ran interpreted (hotness).
+  // Direct-mapped cache of block starts and their blocks (nullptr: none yet).
   struct Entry {
     uint64_t va = ~0ull, pa = 0;
     unsigned el = 0;
     uint64_t gen = 0;
-    uint32_t count = 0;
     Block* block = nullptr;
   };
   static constexpr size_t kCache = 16384;
   std::vector<Entry> cache = std::vector<Entry>(kCache);
-  uint64_t cache_gen = 1; // bumped when blocks are dropped: every entry is then stale
+  // Kernel and user code share low address bits, so the index mixes in the upper bits.
+  static size_t cache_index(uint64_t va) { return ((va >> 2) ^ (va >> 16) ^ (va >> 40)) & (kCache - 1); }
+  // How often each block start ran interpreted, in a table of its own so that a start whose cache entry
+  // another start keeps replacing still gets hot (a shared counter only makes a start hot sooner).
+  static constexpr size_t kHeat = 65536;
+  std::vector<uint16_t> heat = std::vector<uint16_t>(kHeat);
+  static size_t heat_index(uint64_t va, unsigned el) {
+    return ((va >> 2) ^ (va >> 18) ^ (va >> 41) ^ el) & (kHeat - 1);
+  }
+  uint64_t cache_gen = 1;                   // bumped when blocks are dropped: every entry is then stale
   std::unordered_set<Key, KeyHash> pending; // submitted to the background compiler
 
-  Block* lookup(Core& c, uint64_t budget_left, bool count);
+  Block* lookup(Core& c, bool count);
+
+  // The block at c.PC if it is one that followed `b` before: the same checks as lookup (the fetch TLB
+  // maps PC to the block's physical address in RAM; the EL cannot change inside a chain of blocks)
+  // without the cache probe.
+  Block* follow(Core& c, const Block& b) const {
+    const uint64_t pc = c.PC;
+    for (int i = 0; i < 2; ++i) {
+      Block* n = b.next[i];
+      if (!n || b.next_gen[i] != cache_gen || n->key.va != pc) continue;
+      const Core::TlbEntry& e = c.tlb_[n->key.el][(pc >> 12) & (Core::kTlbSize - 1)];
+      if (e.fetch == (pc & ~0xfffull) && e.host && (e.pa | (pc & 0xfff)) == n->key.pa) return n;
+    }
+    return nullptr;
+  }
+  void remember(Block& b, Block* n) {
+    // With both ways known, a third target (an indirect branch) replaces the second.
+    const int slot = b.next[0] && b.next_gen[0] == cache_gen ? 1 : 0;
+    b.next[slot] = n;
+    b.next_gen[slot] = cache_gen;
+  }
   std::vector<llvm::orc::ResourceTrackerSP> graveyard; // removed at the next safe point
   uint64_t epoch = 0, next_name = 0;
 
@@ -205,7 +246,8 @@ struct JitEngine::Impl {
     }
     jit = std::move(*j);
     // Wide division and memory intrinsics may become calls to the C runtime (__udivti3, memcpy).
-    auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit->getDataLayout().getGlobalPrefix());
+    auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+        jit->getDataLayout().getGlobalPrefix());
     if (gen) jit->getMainJITDylib().addGenerator(std::move(*gen));
     if (!sync) worker = std::thread([this] { work(); });
   }
@@ -268,18 +310,21 @@ struct JitEngine::Impl {
     return std::move(compile(std::move(one)).front());
   }
 
-  // IR for one block: uint64_t fn(State*, uint32_t attention) returning the instructions retired, with
-  // kFaulted when the next one raised an exception.
-  void build_function(llvm::LLVMContext& lctx, llvm::Module& module, const Request& req, const std::string& name) {
+  // IR for one block: uint64_t fn(State*, uint32_t attention, uint64_t limit) returning the instructions
+  // retired, with kFaulted when the next one raised an exception. A block stops after `limit` instructions,
+  // so a budget ends exactly where the interpreter would end it, inside a block as well.
+  void build_function(llvm::LLVMContext& lctx, llvm::Module& module, const Request& req,
+                      const std::string& name) {
     llvm::LLVMContext* ctx = &lctx;
     llvm::IRBuilder<> b(*ctx);
     auto* i64 = b.getInt64Ty();
     auto* i32 = b.getInt32Ty();
-    auto* ft = llvm::FunctionType::get(i64, {b.getPtrTy(), i32}, false);
+    auto* ft = llvm::FunctionType::get(i64, {b.getPtrTy(), i32, i64}, false);
     auto* f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, &module);
     f->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::Value* state = f->getArg(0);
     llvm::Value* attention = f->getArg(1);
+    llvm::Value* limit = f->getArg(2);
     b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", f));
     vplat::adljit::Ctx c(b, state);
     unsigned access_el = req.key.el; // EL whose TLB data accesses use (0 for LDTR/STTR)
@@ -293,10 +338,24 @@ struct JitEngine::Impl {
       bb.CreateStore(v, bb.CreateConstInBoundsGEP1_64(bb.getInt8Ty(), state, offset));
     };
     const unsigned n = static_cast<unsigned>(req.words.size());
+    llvm::BasicBlock* budget_end = nullptr; // the budget ran out before the block's end
+    if (n > 1) {
+      budget_end = llvm::BasicBlock::Create(*ctx, "budget", f);
+      llvm::IRBuilder<> eb(budget_end);
+      llvm::Value* at = eb.CreateAdd(eb.getInt64(req.key.va), eb.CreateShl(limit, 2));
+      store64(eb, pc_off, at);
+      store64(eb, npc, at);
+      eb.CreateRet(limit);
+    }
     bool ended = false;
     for (unsigned i = 0; i < n && !ended; ++i) {
       const uint32_t insn = req.words[i];
       const uint64_t pc = req.key.va + 4ull * i;
+      if (i > 0) {
+        auto* go = llvm::BasicBlock::Create(*ctx, "go", f);
+        b.CreateCondBr(b.CreateICmpEQ(limit, b.getInt64(i)), budget_end, go);
+        b.SetInsertPoint(go);
+      }
       const int id = g::decode(insn);
       const auto& info = g::kInsnInfo[id];
       const uint8_t flags = insn_flags(id);
@@ -322,14 +381,17 @@ struct JitEngine::Impl {
       }
       if (sp_check) {
         // SCTLR_EL1.SA/SA0 for the current EL, cached in the core: an unaligned SP base faults first.
-        llvm::Value* chk = b.CreateLoad(b.getInt8Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.sp_check));
+        llvm::Value* chk =
+            b.CreateLoad(b.getInt8Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.sp_check));
         llvm::Value* sp = c.load_elem(offsetof(g::State, X), 64, false, c.k64(31));
-        llvm::Value* bad = b.CreateAnd(b.CreateICmpNE(chk, b.getInt8(0)), b.CreateICmpNE(b.CreateAnd(sp, 15), c.k64(0)));
+        llvm::Value* bad =
+            b.CreateAnd(b.CreateICmpNE(chk, b.getInt8(0)), b.CreateICmpNE(b.CreateAnd(sp, 15), c.k64(0)));
         auto* raise = llvm::BasicBlock::Create(*ctx, "sp_align", f);
         auto* cont = llvm::BasicBlock::Create(*ctx, "sp_ok", f);
         b.CreateCondBr(bad, raise, cont);
         b.SetInsertPoint(raise);
-        c.call_helper(reinterpret_cast<void*>(&raise_sp_alignment), vplat::adljit::Ctx::Ret::Void, true, {}, false);
+        c.call_helper(reinterpret_cast<void*>(&raise_sp_alignment), vplat::adljit::Ctx::Ret::Void, true, {},
+                      false);
         b.CreateBr(fault);
         b.SetInsertPoint(cont);
       }
@@ -339,10 +401,12 @@ struct JitEngine::Impl {
       if (branch) store64(b, npc, b.getInt64(pc + 4));
       if (fallback || !g::kJitEmit[id](c, insn)) {
         ++stats_fallback;
-        c.call_helper(reinterpret_cast<void*>(g::kExec[id]), vplat::adljit::Ctx::Ret::Void, true, {c.k64(insn)}, true);
+        c.call_helper(reinterpret_cast<void*>(g::kExec[id]), vplat::adljit::Ctx::Ret::Void, true,
+                      {c.k64(insn)}, true);
       }
       if (unpriv)
-        b.CreateStore(b.getInt32(req.key.el), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
+        b.CreateStore(b.getInt32(req.key.el),
+                      b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
       if (branch) {
         llvm::Value* target = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, npc));
         store64(b, pc_off, target);
@@ -403,9 +467,11 @@ struct JitEngine::Impl {
                                      b.CreateMul(index, c.k64(sizeof(Core::TlbEntry))));
     const size_t tag_off = read ? offsetof(Core::TlbEntry, read) : offsetof(Core::TlbEntry, write);
     llvm::Value* tag = b.CreateLoad(c.i64, b.CreateConstInBoundsGEP1_64(i8, entry, tag_off));
-    llvm::Value* host = b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host)));
-    llvm::Value* ok = b.CreateAnd(b.CreateICmpEQ(tag, page), b.CreateICmpNE(host, llvm::ConstantPointerNull::get(
-                                                                                      llvm::PointerType::get(c.ctx, 0))));
+    llvm::Value* host =
+        b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host)));
+    llvm::Value* ok =
+        b.CreateAnd(b.CreateICmpEQ(tag, page),
+                    b.CreateICmpNE(host, llvm::ConstantPointerNull::get(llvm::PointerType::get(c.ctx, 0))));
     if (size > 1) {
       ok = b.CreateAnd(ok, b.CreateICmpULE(offset, c.k64(0x1000 - size)));
       llvm::Value* mask = b.CreateLoad(c.i64, b.CreateConstInBoundsGEP1_64(i8, s, off.align_mask));
@@ -434,8 +500,8 @@ struct JitEngine::Impl {
     }
     b.CreateBr(join);
     b.SetInsertPoint(slow);
-    llvm::Value* slow_value = c.call_helper_direct(fn, read ? vplat::adljit::Ctx::Ret::I64 : vplat::adljit::Ctx::Ret::Void,
-                                                   true, args, true);
+    llvm::Value* slow_value = c.call_helper_direct(
+        fn, read ? vplat::adljit::Ctx::Ret::I64 : vplat::adljit::Ctx::Ret::Void, true, args, true);
     llvm::BasicBlock* slow_end = b.GetInsertBlock();
     b.CreateBr(join);
     b.SetInsertPoint(join);
@@ -530,7 +596,11 @@ struct JitEngine::Impl {
     Request r;
     r.key = key;
     uint64_t off = key.va & 0xfff;
-    unsigned limit = std::min<unsigned>(max_len, static_cast<unsigned>((0x1000 - off) / 4));
+    // Blocks end at every kRegionBytes boundary (the run loop offers a block start there), so that code
+    // entered in the middle of a long straight run (after an interrupt, or at the start of a run() quantum)
+    // meets the same block starts again within one region.
+    unsigned limit =
+        std::min<unsigned>(max_len, static_cast<unsigned>((kRegionBytes - (off & (kRegionBytes - 1))) / 4));
     for (unsigned i = 0; i < limit; ++i) {
       uint32_t insn;
       if (e.host) {
@@ -576,7 +646,7 @@ struct JitEngine::Impl {
     return raw;
   }
 
-  void set_entry(const Key& k, Block* b) { cache[(k.va >> 2) & (kCache - 1)] = Entry{k.va, k.pa, k.el, cache_gen, 0, b}; }
+  void set_entry(const Key& k, Block* b) { cache[cache_index(k.va)] = Entry{k.va, k.pa, k.el, cache_gen, b}; }
 
   void drop_page(uint64_t pa_page) {
     auto p = pages.find(pa_page);
@@ -635,9 +705,28 @@ struct JitEngine::Impl {
       if (out) *out = b;
       return;
     }
+    // A block cut at a region boundary runs into the next one every time it runs: translate the rest of
+    // the straight-line code on this page now rather than after another kHotThreshold passes each.
+    std::vector<Request> batch;
+    batch.push_back(std::move(r));
+    while (batch.size() < kBatch) {
+      const Request& prev = batch.back();
+      const unsigned len = static_cast<unsigned>(prev.words.size());
+      const Key next{prev.key.va + 4ull * len, prev.key.pa + 4ull * len, prev.key.el};
+      if (next.va & (kRegionBytes - 1) ||
+          role_of(g::decode(prev.words.back()), prev.words.back()) != Role::Body)
+        break;
+      if (!(next.va & 0xfff) || blocks.count(next) || pending.count(next)) break;
+      Request nr = form(c, next, e, kMaxBlockInsns);
+      if (nr.words.empty()) break;
+      nr.page_gen = p.gen;
+      p.keys.push_back(next);
+      pending.insert(next);
+      batch.push_back(std::move(nr));
+    }
     {
       std::lock_guard<std::mutex> l(m);
-      queue.push_back(std::move(r));
+      for (auto& q : batch) queue.push_back(std::move(q));
     }
     cv.notify_one();
   }
@@ -659,12 +748,15 @@ JitEngine::~JitEngine() {
   // VPLAT_JIT_STATS=1: what the tier did, for tuning.
   if (const char* v = std::getenv("VPLAT_JIT_STATS"); v && *v == '1') {
     const JitStats& s = stats();
-    std::fprintf(stderr,
-                 "jit: %llu blocks compiled, %llu block runs, %llu instructions in blocks, %llu page invalidations, "
-                 "%llu flushes, %llu interpreter calls compiled into blocks\n",
-                 static_cast<unsigned long long>(s.blocks_compiled), static_cast<unsigned long long>(s.blocks_run),
-                 static_cast<unsigned long long>(s.insns_in_blocks), static_cast<unsigned long long>(s.invalidated_pages),
-                 static_cast<unsigned long long>(s.flushes), static_cast<unsigned long long>(s.fallback_insns));
+    std::fprintf(
+        stderr,
+        "jit: %llu blocks compiled, %llu block runs, %llu instructions in blocks, %llu page invalidations, "
+        "%llu flushes, %llu interpreter calls compiled into blocks, %llu instructions interpreted\n",
+        static_cast<unsigned long long>(s.blocks_compiled), static_cast<unsigned long long>(s.blocks_run),
+        static_cast<unsigned long long>(s.insns_in_blocks),
+        static_cast<unsigned long long>(s.invalidated_pages), static_cast<unsigned long long>(s.flushes),
+        static_cast<unsigned long long>(s.fallback_insns),
+        static_cast<unsigned long long>(s.insns_interpreted));
   }
 }
 
@@ -685,43 +777,45 @@ void JitEngine::add_core(Core& core) {
 
 // The block at core.PC if the fetch TLB maps it to RAM (or any memory, in user mode) and a translation
 // exists; counts the start for hotness (Auto) or translates it now (Jit) otherwise.
-Block* JitEngine::Impl::lookup(Core& c, uint64_t budget_left, bool count) {
+Block* JitEngine::Impl::lookup(Core& c, bool count) {
   const uint64_t pc = c.PC;
   if (pc & 3) return nullptr;
   const unsigned el = c.el_;
   const Core::TlbEntry& e = c.tlb_[el][(pc >> 12) & (Core::kTlbSize - 1)];
   if (e.fetch != (pc & ~0xfffull)) return nullptr; // the interpreter's fetch fills the TLB (or faults)
-  if (!e.host && c.config.system) return nullptr;   // code outside RAM is interpreted
+  if (!e.host && c.config.system) return nullptr;  // code outside RAM is interpreted
   const uint64_t pa = e.pa | (pc & 0xfff);
-  Entry& en = cache[(pc >> 2) & (kCache - 1)];
+  Entry& en = cache[cache_index(pc)];
   if (en.gen != cache_gen || en.va != pc || en.pa != pa || en.el != el) {
     const Key key{pc, pa, el};
     auto it = blocks.find(key);
-    en = Entry{pc, pa, el, cache_gen, 0, it == blocks.end() ? nullptr : it->second.get()};
+    en = Entry{pc, pa, el, cache_gen, it == blocks.end() ? nullptr : it->second.get()};
   }
   if (en.block || !count) return en.block;
   const Key key{pc, pa, el};
   if (sync) {
     Block* b = nullptr;
-    submit(c, key, e, static_cast<unsigned>(std::min<uint64_t>(kMaxBlockInsns, budget_left)), true, &b);
+    submit(c, key, e, kMaxBlockInsns, true, &b);
     return b;
   }
-  if (++en.count == kHotThreshold && !pending.count(key)) submit(c, key, e, kMaxBlockInsns, false, nullptr);
+  uint16_t& h = heat[heat_index(pc, el)];
+  if (++h >= kHotThreshold) {
+    h = 0;
+    if (!pending.count(key)) submit(c, key, e, kMaxBlockInsns, false, nullptr);
+  }
   return nullptr;
 }
 
 bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint32_t& retired, bool& faulted) {
   auto& im = *impl_;
+  im.stats.insns_interpreted += c.retired - c.jit_retired_mark_;
+  c.jit_retired_mark_ = c.retired;
   if (!im.graveyard.empty()) im.collect_garbage();
   im.poll_results();
   if (im.blocks.size() > kMaxBlocks) im.drop_all();
   if (c.il_) return false;
-  Block* b = im.lookup(c, budget_left, true);
+  Block* b = im.lookup(c, true);
   if (!b || !b->fn || (b->fp && c.fp_trap_)) return false;
-  // The tail of a budget that a block does not fit runs in the interpreter, so that the instructions
-  // retired per run() call never depend on the tier. (Engine::Jit forms new blocks no longer than the budget
-  // left, so only a block formed earlier with more budget is skipped here.)
-  if (b->len > budget_left) return false;
   // Blocks follow one another here while nothing the run loop checks between instructions has changed:
   // the attention flags are as they were (EL, DAIF, the power state and the FP trap cannot change inside
   // blocks: the instructions that change them are interpreted), and the budget covers the next block.
@@ -730,7 +824,8 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   for (;;) {
     c.block_base_retired_ = c.retired + total;
     c.block_va_ = b->key.va;
-    uint64_t r = b->fn(&c, attention);
+    // A block longer than the budget left stops where the budget ends, as the interpreter would.
+    uint64_t r = b->fn(&c, attention, budget_left);
     uint32_t k = static_cast<uint32_t>(r);
     total += k;
     budget_left -= k;
@@ -739,12 +834,18 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
       faulted = true;
       break;
     }
-    if (c.attention_.load(std::memory_order_relaxed) != attention) break;
-    b = im.lookup(c, budget_left, !im.sync);
-    if (!b || !b->fn || b->len > budget_left || (b->fp && c.fp_trap_)) break;
+    if (budget_left == 0 || c.attention_.load(std::memory_order_relaxed) != attention) break;
+    Block* nb = im.follow(c, *b);
+    if (!nb) {
+      nb = im.lookup(c, !im.sync);
+      if (nb && nb->fn) im.remember(*b, nb);
+    }
+    b = nb;
+    if (!b || !b->fn || (b->fp && c.fp_trap_)) break;
   }
   c.in_block_ = false;
   im.stats.insns_in_blocks += total;
+  c.jit_retired_mark_ += total; // the run loop adds them to c.retired
   retired = static_cast<uint32_t>(total);
   return true;
 }

@@ -3,14 +3,14 @@
 //
 // A block starts at a guest PC and ends after a branch, before an instruction the interpreter must run
 // (system instructions, exception generation, WFI/WFE/SEV/SEVL, load-exclusives, unallocated encodings), at
-// the end of the 4 KiB page, or after kMaxBlockInsns instructions. Blocks are keyed by (virtual PC,
-// physical address, EL): the core finds the physical address of PC through its fetch TLB, so a block is
+// the next kRegionBytes-aligned address (at most kMaxBlockInsns instructions). Blocks are keyed by (virtual
+// PC, physical address, EL): the core finds the physical address of PC through its fetch TLB, so a block is
 // only entered where the interpreter could fetch its first instruction, and a change of mapping needs no
 // flush. A guest store to a page holding translated code (the TLB write fast path misses such pages)
 // or an IC instruction drops the translations of that page.
 //
-// Determinism: a block runs only when the remaining budget covers all its instructions, retires exactly
-// the instructions the interpreter would, and returns to the run loop (where interrupts are checked)
+// Determinism: a block stops where the run loop's budget ends (inside the block if need be), retires
+// exactly the instructions the interpreter would, and returns to the run loop (where interrupts are checked)
 // after any instruction that changed the core's attention flags (an interrupt raised by a device access,
 // an exit request, translated code overwritten). So the virtual clock and interrupt delivery points do not
 // depend on when a background compile finishes.
@@ -31,18 +31,20 @@ const char* engine_name(Engine e);
 
 struct JitStats {
   uint64_t blocks_compiled = 0, blocks_run = 0, insns_in_blocks = 0, invalidated_pages = 0, flushes = 0;
-  uint64_t fallback_insns = 0; // instructions inside blocks that call their interpreter function
+  uint64_t fallback_insns = 0;    // instructions inside blocks that call their interpreter function
+  uint64_t insns_interpreted = 0; // by the run loop, counted when it next offers a block start
 };
 
 class JitEngine {
 public:
   static constexpr unsigned kMaxBlockInsns = 64;
+  static constexpr uint64_t kRegionBytes = 4 * kMaxBlockInsns; // blocks never cross such an aligned boundary
   // Runs of a block start before Auto compiles it. Compiling a block costs milliseconds (about as much as
   // interpreting a few hundred thousand instructions), so only code that keeps running is worth it; with
   // lower thresholds the queue fills with lukewarm code and hot code waits (measured on the Debian boot:
   // 16 -> ~150 s, 256 -> 37 s, 1024 -> 19 s, 4096 -> 13 s on a loaded 2-core host).
   static constexpr unsigned kHotThreshold = 4096;
-  static constexpr size_t kMaxBlocks = 32768;   // translations kept before the cache is flushed
+  static constexpr size_t kMaxBlocks = 32768; // translations kept before the cache is flushed
 
   explicit JitEngine(bool synchronous);
   ~JitEngine();
@@ -51,9 +53,10 @@ public:
 
   void add_core(Core& core);
 
-  // Called by the run loop at a block start, outside any translated code. Runs the block at core.PC if
-  // there is one that fits `budget_left`; returns false (nothing ran) otherwise. `retired` is the number
-  // of instructions completed; `faulted` says the next instruction raised an exception (EXC set, PC at it).
+  // Called by the run loop at a block start, outside any translated code. Runs the block at core.PC (and
+  // those that follow it) for at most `budget_left` instructions if there is one; returns false (nothing ran)
+  // otherwise. `retired` is the number of instructions completed; `faulted` says the next instruction raised
+  // an exception (EXC set, PC at it).
   bool try_run(Core& core, uint64_t budget_left, uint32_t attention, uint32_t& retired, bool& faulted);
 
   // Whether the physical page holds (or is being compiled into) translated code.
