@@ -8,7 +8,8 @@
 # panfrost and virtio_mmio/virtio_blk/ext4 at boot), OUTDIR/disk.img (ext4, label vplat-gpu: busybox userland,
 # /init, the dependency closure of Mesa's EGL/GLES/GBM/DRI packages, panfrost-smoke, first-light and
 # first-light-ext in /usr/bin, and the workload suite of workloads/suite.txt from build-workloads.sh's overlay:
-# /usr/lib/vplat-workloads/wl-NAME and /usr/bin/vplat-gpu-suite), OUTDIR/manifest.txt. Boot the disk with: --disk OUTDIR/disk.img --append 'vplat.root=/dev/vda'.
+# /usr/lib/vplat-workloads/wl-NAME and /usr/bin/vplat-gpu-suite), OUTDIR/manifest.txt.
+# Boot the disk with: --disk OUTDIR/disk.img --append 'vplat.root=/dev/vda'.
 # Without --disk the image is the plain GPU initramfs (the driver probes; panfrost-smoke runs).
 set -euo pipefail
 
