@@ -8,7 +8,7 @@
 # Options: --api cl runs the OpenCL versions (wlcl-NAME; on the host through the OpenCL ICD loader, e.g. PoCL;
 # in the guest through Mesa's Rusticl, which needs an image with mesa-opencl-icd: build-gpu-trixie.sh) of the
 # workloads that have one. --bin-dir DIR and --suite FILE replace the workload directory and list (tests use them).
-# Environment: GPU_SUITE_IMAGE_DIR (guest image, default BUILD_DIR/guest-mesa), GPU_SUITE_TIMEOUT (seconds for the
+# Environment: GPU_SUITE_IMAGE_DIR (guest image, default BUILD_DIR/guest-gpu: make image-gpu), GPU_SUITE_TIMEOUT (seconds for the
 # whole run, default 3600), GPU_SUITE_VPLAT_ARGS (extra vplat options, e.g. "--gpu-threads 2").
 # Exit status: 0 all passed, 1 a failure, 2 something missing, 77 (host mode) no EGL device at all.
 set -euo pipefail
@@ -60,7 +60,7 @@ if [ "$mode" = host ]; then
 else
   # The Mesa guest image (issue #7) is made by the image builder from guest-images/build-workloads.sh's tree;
   # inside it run-suite.sh is /usr/bin/vplat-gpu-suite with the workloads in /usr/lib/vplat-workloads.
-  image=${GPU_SUITE_IMAGE_DIR:-$build/guest-mesa}
+  image=${GPU_SUITE_IMAGE_DIR:-$build/guest-gpu}
   [ -x "$build/vplat" ] || die "no $build/vplat (build first)"
   if [ ! -f "$image/Image" ] || [ ! -f "$image/initramfs.cpio.gz" ]; then
     die "no Mesa guest image in $image (Image, initramfs.cpio.gz[, disk.img]); set GPU_SUITE_IMAGE_DIR"

@@ -6,8 +6,10 @@
 #
 # Outputs: OUTDIR/Image, OUTDIR/initramfs.cpio.gz (build-default.sh --with-gpu --with-virtio: /init loads
 # panfrost and virtio_mmio/virtio_blk/ext4 at boot), OUTDIR/disk.img (ext4, label vplat-gpu: busybox userland,
-# /init, the dependency closure of Mesa's EGL/GLES/GBM/DRI packages, panfrost-smoke and the workloads in
-# /usr/bin), OUTDIR/manifest.txt. Boot the disk with: --disk OUTDIR/disk.img --append 'vplat.root=/dev/vda'.
+# /init, the dependency closure of Mesa's EGL/GLES/GBM/DRI packages, panfrost-smoke, first-light and
+# first-light-ext in /usr/bin, and the workload suite of workloads/suite.txt from build-workloads.sh's overlay:
+# /usr/lib/vplat-workloads/wl-NAME and /usr/bin/vplat-gpu-suite), OUTDIR/manifest.txt.
+# Boot the disk with: --disk OUTDIR/disk.img --append 'vplat.root=/dev/vda'.
 # Without --disk the image is the plain GPU initramfs (the driver probes; panfrost-smoke runs).
 set -euo pipefail
 
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --size) [ $# -ge 2 ] || die "--size needs a value"; SIZE_MIB=$2; shift 2 ;;
     --update) UPDATE=1; shift ;;
-    -h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$OUTDIR" ] || die "only one OUTDIR may be given"; OUTDIR=$1; shift ;;
   esac
@@ -40,7 +42,8 @@ MESA_PACKAGES=(libgl1-mesa-dri libegl1 libegl-mesa0 libgles2 libgbm1 libdrm2)
 # Headers and link-time .so names for cross-compiling the workloads (not copied to the disk); libgl-dev holds
 # KHR/khrplatform.h, which the EGL and GLES headers include.
 DEV_PACKAGES=(libc6-dev linux-libc-dev libegl-dev libgles-dev libgl-dev libgbm-dev libdrm-dev)
-# guest-images/workloads/NAME.c -> /usr/bin/NAME on the disk. One list, so that new workloads are one word.
+# guest-images/workloads/NAME.c -> /usr/bin/NAME on the disk: the standalone first-light checks. The benchmark
+# suite is not listed here; it comes from build-workloads.sh, which reads workloads/suite.txt.
 WORKLOADS=(first-light first-light-ext)
 # workloads/*.c compiled into every workload (a shared harness), if any.
 WORKLOAD_SHARED=()
@@ -109,6 +112,12 @@ for name in "${WORKLOADS[@]}"; do
   WORKLOADS_NOTE+="${WORKLOADS_NOTE:+; }$name $(stat -c %s "$out") $(sha256sum <"$out" | cut -d' ' -f1)"
 done
 
+# The workload suite: the same cross build and overlay the trixie image uses, so suite.txt stays the one list.
+"$here/build-workloads.sh" --suite "$SUITE" "$work/workloads"
+cp -a "$work/workloads/tree/." "$tree/"
+[ -x "$tree/usr/bin/vplat-gpu-suite" ] || die "the workload overlay has no /usr/bin/vplat-gpu-suite"
+suite_note=$(grep -c '^bin ' "$work/workloads/manifest.txt")
+
 krel=$(awk '$1 == "kernel-release:" { print $2 }' "$OUTDIR/manifest.txt")
 printf 'vplat GPU disk, suite %s, Mesa %s, kernel %s\n' "$SUITE" "$mesa_version" "$krel" >"$tree/etc/vplat-disk-id"
 
@@ -128,6 +137,8 @@ mv "$OUTDIR/disk.img.tmp" "$OUTDIR/disk.img"
   echo "mesa: $mesa_version (${#specs[@]} packages: ${MESA_PACKAGES[*]} and their Depends closure)"
   echo "disk-programs: ${programs_note:-none}"
   echo "workloads: ${WORKLOADS_NOTE:-none}"
+  echo "suite-binaries: $suite_note (manifest of build-workloads.sh below)"
+  sed 's/^/suite: /' "$work/workloads/manifest.txt"
   printf 'deb %s\n' "${FETCHED[@]}" | awk '!seen[$0]++'
   echo "out disk.img $(stat -c %s "$OUTDIR/disk.img") $(sha256sum <"$OUTDIR/disk.img" | cut -d' ' -f1)"
 } >>"$OUTDIR/manifest.txt"

@@ -1,6 +1,12 @@
 // scan: exclusive prefix sum of n unsigned integers (modulo 2^32). Blelloch's work-efficient scan of
 // 256-value blocks in shared memory (up-sweep, down-sweep), the block totals scanned the same way
 // (recursively), and their scan added back to every block. Exact compare.
+//
+// The down-sweep loads t[bi] before t[ai] and stores only values already in registers. Written the textbook
+// way (x = t[ai]; t[ai] = t[bi]; t[bi] += x), Mesa 22.3's Bifrost pre-RA scheduler (bi_pressure_schedule.c)
+// moves the load of t[ai] after the store to t[ai]: it orders a store only after the most recent load, not
+// after every earlier one, so every output became 0 in the bookworm guest. Later Mesa chains all loads. In
+// this order each store depends on the last load, so that schedule cannot happen.
 #include "wl_common.h"
 
 static const struct wl_kernel_src kScanBlocks = {
@@ -33,9 +39,10 @@ static const struct wl_kernel_src kScanBlocks = {
             "    barrier();\n"
             "    if (lid < d) {\n"
             "      uint ai = offset * (2u * lid + 1u) - 1u, bi = offset * (2u * lid + 2u) - 1u;\n"
+            "      uint y = t[bi];\n"
             "      uint x = t[ai];\n"
-            "      t[ai] = t[bi];\n"
-            "      t[bi] += x;\n"
+            "      t[ai] = y;\n"
+            "      t[bi] = x + y;\n"
             "    }\n"
             "  }\n"
             "  memoryBarrierShared();\n"
@@ -65,9 +72,10 @@ static const struct wl_kernel_src kScanBlocks = {
           "    barrier(CLK_LOCAL_MEM_FENCE);\n"
           "    if (lid < d) {\n"
           "      uint ai = offset * (2u * lid + 1u) - 1u, bi = offset * (2u * lid + 2u) - 1u;\n"
+          "      uint y = t[bi];\n"
           "      uint x = t[ai];\n"
-          "      t[ai] = t[bi];\n"
-          "      t[bi] += x;\n"
+          "      t[ai] = y;\n"
+          "      t[bi] = x + y;\n"
           "    }\n"
           "  }\n"
           "  barrier(CLK_LOCAL_MEM_FENCE);\n"
