@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The GPU workload suite (guest-images/workloads/): runs every workload, prints a table (kernel, sizes, GPU jobs,
-# the program's own GPU seconds, host seconds, PASS/FAIL) and exits non-zero if any workload fails.
+# the program's own GPU seconds, host seconds, PASS/FAIL; in the guest also per workload the GPU
+# thread-instructions, the host seconds in the GPU model, their ratio and the timing models' estimate) and exits
+# non-zero if any workload fails.
 #
 #   bench/gpu-suite.sh [--quick] [BUILD_DIR]          in the Mesa guest under vplat (BUILD_DIR/vplat)
 #   bench/gpu-suite.sh --host [--quick] [BUILD_DIR]   natively, on the host's Mesa (llvmpipe without a GPU),
@@ -17,7 +19,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 die() { printf 'gpu-suite: %s\n' "$*" >&2; exit 2; }
 
-mode=guest quick='' build='' bindir='' suite='' api=gles
+mode=guest quick='' build='' bindir='' suite='' api=gles model_args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --host) mode=host ;;
@@ -74,10 +76,16 @@ else
   fi
   # shellcheck disable=SC2206  # word splitting of the extra options is intended
   extra=(${GPU_SUITE_VPLAT_ARGS:-})
-  cmd=("$build/vplat" "${vargs[@]}" "${extra[@]}" --append "$append vplat.cmd=\"vplat-gpu-suite --api $api $quick\"")
+  # The GPU model columns: per-job statistics with host seconds, and the console with virtual times, from
+  # which gpu_suite.py attributes each job to the workload running at its start.
+  stats=$build/gpu-suite-$mode-$api${quick:+-quick}.stats.json
+  console_log=$build/gpu-suite-$mode-$api${quick:+-quick}.console.log
+  model_args=(--stats "$stats" --console-log "$console_log")
+  cmd=("$build/vplat" "${vargs[@]}" "${extra[@]}" --stats "$stats" --stats-host-time --console-log "$console_log"
+       --append "$append vplat.cmd=\"vplat-gpu-suite --api $api $quick\"")
   echo "gpu-suite: guest $image under $build/vplat${quick:+ (quick sizes)}"
 fi
 log=$build/gpu-suite-$mode-$api${quick:+-quick}.log
 set +e
-python3 "$here/gpu_suite.py" --suite "$suite" --log "$log" --timeout "$timeout" -- "${cmd[@]}"
+python3 "$here/gpu_suite.py" --suite "$suite" --log "$log" --timeout "$timeout" "${model_args[@]}" -- "${cmd[@]}"
 exit $?

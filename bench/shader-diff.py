@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Shader cross-check (issue #7): Mesa's disassembly of the shaders it compiled against vplat's disassembly of
+the shaders the emulated GPU ran.
+
+    shader-diff.py CONSOLE DUMP_DIR
+
+CONSOLE: the guest's console output of a run with BIFROST_MESA_DEBUG=shaders in the guest's environment (Mesa
+then prints, on stdout, its disassembly of every shader it compiles, among NIR and IR listings); a plain log or
+vplat's --console-log file (lines prefixed with virtual ticks). DUMP_DIR: vplat's --dump-shaders directory
+(as<N>_<entry>_<hash>.txt, one per distinct shader a job ran).
+
+A Mesa listing is the run of lines from "clause_0:" to the first clause whose "}" is not followed by another
+"clause_N:" label. Both sides are normalised for pure formatting only: trailing blanks, runs of blanks, blank
+lines, carriage returns. Each executed shader is matched to the Mesa listing with the same text; when there is
+none, to the most similar listing with the same number of clauses, and the differing lines are printed.
+Exit status: 0 when every executed shader has an identical Mesa listing, 1 otherwise, 2 on missing input.
+"""
+import difflib
+import os
+import re
+import sys
+
+LABEL = re.compile(r"^clause_(\d+):$")
+TICKS = re.compile(r"^\d+ ")
+
+
+def console_lines(path):
+    with open(path, errors="replace") as f:
+        for raw in f:
+            line = raw.rstrip("\n").replace("\r", "")
+            # vplat --console-log prefixes each line with its virtual time; the console itself does not.
+            if path.endswith(".console.log") or TICKS.match(line):
+                line = TICKS.sub("", line, count=1)
+            yield line
+
+
+def mesa_listings(lines):
+    """Every disassembly listing in the console, in the order Mesa printed them."""
+    listings, current, after_clause = [], None, False
+    for line in lines:
+        text = line.strip()
+        m = LABEL.match(text)
+        if m and m.group(1) == "0" and (current is None or after_clause):
+            if current:
+                listings.append(current)
+            current, after_clause = [text], False
+            continue
+        if current is None:
+            continue
+        if after_clause:
+            if not text:
+                continue
+            if m:
+                current.append(text)
+                after_clause = False
+                continue
+            listings.append(current)  # the listing ended after its last clause
+            current, after_clause = None, False
+            continue
+        current.append(line)
+        if text == "}":
+            after_clause = True
+    if current:
+        listings.append(current)
+    return listings
+
+
+def normalise(lines):
+    out = []
+    for line in lines:
+        line = " ".join(line.split())
+        if line:
+            out.append(line)
+    return out
+
+
+def clause_count(lines):
+    return sum(1 for line in lines if LABEL.match(line))
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        return 2
+    console, dump = sys.argv[1], sys.argv[2]
+    if not os.path.isfile(console) or not os.path.isdir(dump):
+        print(f"shader-diff: need a console log and a dump directory ({console}, {dump})", file=sys.stderr)
+        return 2
+    mesa = [normalise(l) for l in mesa_listings(console_lines(console))]
+    ours = {}
+    for name in sorted(os.listdir(dump)):
+        if name.endswith(".txt"):
+            with open(os.path.join(dump, name)) as f:
+                ours[name] = normalise(f.read().split("\n"))
+    print(f"shader-diff: {len(mesa)} Mesa listings in {console}, {len(ours)} executed shaders in {dump}")
+    if not mesa:
+        print("no Mesa disassembly in the console: was BIFROST_MESA_DEBUG=shaders set in the guest?")
+    used, differing = set(), 0
+    for name, text in ours.items():
+        same = [i for i, m in enumerate(mesa) if m == text]
+        if same:
+            used.update(same)
+            print(f"  {name}: identical to Mesa listing {same[0]} ({clause_count(text)} clauses, "
+                  f"{len(text)} lines)")
+            continue
+        differing += 1
+        candidates = [i for i, m in enumerate(mesa) if clause_count(m) == clause_count(text)] or range(len(mesa))
+        best = max(candidates, key=lambda i: difflib.SequenceMatcher(None, mesa[i], text).ratio(), default=None)
+        if best is None:
+            print(f"  {name}: no Mesa listing to compare with")
+            continue
+        used.add(best)
+        diff = list(difflib.unified_diff(mesa[best], text, f"mesa listing {best}", name, n=1, lineterm=""))
+        changed = sum(1 for d in diff if d[:1] in "+-" and not d.startswith(("+++", "---")))
+        print(f"  {name}: differs from Mesa listing {best} ({changed} changed lines):")
+        for d in diff:
+            print(f"    {d}")
+    unused = [i for i in range(len(mesa)) if i not in used]
+    if unused:
+        print(f"  Mesa listings no executed shader matched (compiled, not run, or differing): {unused}")
+    print(f"shader-diff: {len(ours) - differing} of {len(ours)} executed shaders identical to Mesa's disassembly")
+    return 0 if ours and not differing else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
