@@ -47,10 +47,10 @@ def mesa_listings(lines):
     """Every disassembly listing in the console, in the order Mesa printed them, each with the stage and name of
     the NIR listing Mesa printed before it ("shader: MESA_SHADER_COMPUTE", "name: ...")."""
     listings, current, after_clause = [], None, False
-    stage = name = "?"
+    stage = name = label = "?"
 
     def close():
-        listings.append((current, f"{stage.replace('MESA_SHADER_', '').lower()} shader {name}"))
+        listings.append((current, label))
 
     for line in lines:
         text = line.strip()
@@ -63,6 +63,7 @@ def mesa_listings(lines):
             if current:
                 close()
             current, after_clause = [text], False
+            label = f"{stage.replace('MESA_SHADER_', '').lower()} shader {name}"
             continue
         if current is None:
             continue
