@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The GPU workload suite (guest-images/workloads/): runs every workload, prints a table (kernel, sizes, GPU jobs,
-# the program's own GPU seconds, host seconds, PASS/FAIL) and exits non-zero if any workload fails.
+# the program's own GPU seconds, host seconds, PASS/FAIL; in the guest also per workload the GPU
+# thread-instructions, the host seconds in the GPU model, their ratio and the timing models' estimate) and exits
+# non-zero if any workload fails.
 #
 #   bench/gpu-suite.sh [--quick] [BUILD_DIR]          in the Mesa guest under vplat (BUILD_DIR/vplat)
 #   bench/gpu-suite.sh --host [--quick] [BUILD_DIR]   natively, on the host's Mesa (llvmpipe without a GPU),
@@ -8,8 +10,10 @@
 # Options: --api cl runs the OpenCL versions (wlcl-NAME; on the host through the OpenCL ICD loader, e.g. PoCL;
 # in the guest through Mesa's Rusticl, which needs an image with mesa-opencl-icd: build-gpu-trixie.sh) of the
 # workloads that have one. --bin-dir DIR and --suite FILE replace the workload directory and list (tests use them).
-# Environment: GPU_SUITE_IMAGE_DIR (guest image, default BUILD_DIR/guest-gpu: make image-gpu), GPU_SUITE_TIMEOUT (seconds for the
-# whole run, default 3600), GPU_SUITE_VPLAT_ARGS (extra vplat options, e.g. "--gpu-threads 2").
+# --shader-diff (guest): the guest runs with BIFROST_MESA_DEBUG=shaders, vplat dumps every shader the GPU ran
+# (--dump-shaders), and bench/shader-diff.py compares the two disassemblies after the table.
+# Environment: GPU_SUITE_IMAGE_DIR (guest image, default BUILD_DIR/guest-gpu: make image-gpu), GPU_SUITE_TIMEOUT
+# (seconds for the whole run, default 3600), GPU_SUITE_VPLAT_ARGS (extra vplat options, e.g. "--gpu-threads 2").
 # Exit status: 0 all passed, 1 a failure, 2 something missing, 77 (host mode) no EGL device at all.
 set -euo pipefail
 
@@ -17,7 +21,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 die() { printf 'gpu-suite: %s\n' "$*" >&2; exit 2; }
 
-mode=guest quick='' build='' bindir='' suite='' api=gles
+mode=guest quick='' build='' bindir='' suite='' api=gles model_args=() shader_diff=0
 while [ $# -gt 0 ]; do
   case $1 in
     --host) mode=host ;;
@@ -25,7 +29,8 @@ while [ $# -gt 0 ]; do
     --api) api=${2:?}; shift; [ "$api" = gles ] || [ "$api" = cl ] || die "--api gles|cl" ;;
     --bin-dir) bindir=${2:?}; shift ;;
     --suite) suite=${2:?}; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --shader-diff) shader_diff=1 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     -*) die "unknown option '$1'" ;;
     *) [ -z "$build" ] || die "more than one BUILD_DIR"; build=$1 ;;
   esac
@@ -74,10 +79,27 @@ else
   fi
   # shellcheck disable=SC2206  # word splitting of the extra options is intended
   extra=(${GPU_SUITE_VPLAT_ARGS:-})
-  cmd=("$build/vplat" "${vargs[@]}" "${extra[@]}" --append "$append vplat.cmd=\"vplat-gpu-suite --api $api $quick\"")
+  # The GPU model columns: per-job statistics with host seconds, and the console with virtual times, from
+  # which gpu_suite.py attributes each job to the workload running at its start.
+  stats=$build/gpu-suite-$mode-$api${quick:+-quick}.stats.json
+  console_log=$build/gpu-suite-$mode-$api${quick:+-quick}.console.log
+  model_args=(--stats "$stats" --console-log "$console_log")
+  guest_cmd="vplat-gpu-suite --api $api $quick"
+  if [ "$shader_diff" = 1 ]; then
+    shaders=$build/gpu-suite-$mode-$api${quick:+-quick}.shaders
+    rm -rf "$shaders"
+    extra+=(--dump-shaders "$shaders")
+    guest_cmd="BIFROST_MESA_DEBUG=shaders $guest_cmd"
+  fi
+  cmd=("$build/vplat" "${vargs[@]}" "${extra[@]}" --stats "$stats" --stats-host-time --console-log "$console_log"
+       --append "$append vplat.cmd=\"$guest_cmd\"")
   echo "gpu-suite: guest $image under $build/vplat${quick:+ (quick sizes)}"
 fi
 log=$build/gpu-suite-$mode-$api${quick:+-quick}.log
 set +e
-python3 "$here/gpu_suite.py" --suite "$suite" --log "$log" --timeout "$timeout" -- "${cmd[@]}"
-exit $?
+python3 "$here/gpu_suite.py" --suite "$suite" --log "$log" --timeout "$timeout" "${model_args[@]}" -- "${cmd[@]}"
+status=$?
+if [ "$shader_diff" = 1 ] && [ "$mode" = guest ]; then
+  python3 "$here/shader-diff.py" "$console_log" "$shaders" || { [ $status != 0 ] || status=1; }
+fi
+exit $status

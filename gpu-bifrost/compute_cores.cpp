@@ -97,7 +97,8 @@ public:
       while (retired_ != w && w < limit.load() && !abort.load()) cv_.wait_for(lock, kPoll);
       if (w >= limit.load() || abort.load()) return false;
     }
-    // Only the oldest unfinished workgroup gets here, so GpuMemory (not thread-safe) has one caller at a time.
+    // Only the oldest unfinished workgroup gets here, so GpuMemory (not thread-safe) has one caller at a
+    // time.
     return op();
   }
 
@@ -132,8 +133,8 @@ private:
   }
 };
 
-// One host thread's view of the job's memory: pages translated once (per kind of access) and accessed in guest
-// RAM directly; anything else through Dispatch::slow.
+// One host thread's view of the job's memory: pages translated once (per kind of access) and accessed in
+// guest RAM directly; anything else through Dispatch::slow.
 class JobView final : public ShaderMemory {
 public:
   explicit JobView(Dispatch& d) : d_(d) {}
@@ -175,7 +176,9 @@ public:
     if (uint8_t* p = page(va, access)) return p + (va & (kPageSize - 1));
     // Let the job's memory stall on the fault (a read with the atomic's access type), then translate again.
     uint8_t probe[8];
-    if (!slow(va, access, fault, [&] { return d_.memory.read(va, probe, std::min(len, sizeof probe), access); })) return nullptr;
+    if (!slow(va, access, fault,
+              [&] { return d_.memory.read(va, probe, std::min(len, sizeof probe), access); }))
+      return nullptr;
     if (uint8_t* p = d_.memory.page_pointer(va, access)) return p + (va & (kPageSize - 1));
     fault = MmuFault{MmuFault::Kind::Bus, exc::JOB_BUS_FAULT, va, access, false};
     return nullptr;
@@ -222,7 +225,9 @@ ComputeCores::ComputeCores(const Config& config)
   if (config_.clock_mhz > 0) params_.clock_mhz = config_.clock_mhz;
 }
 
-unsigned ComputeCores::default_host_threads() { return std::thread::hardware_concurrency() >= 2 ? 2 : 1; }
+unsigned ComputeCores::default_host_threads() {
+  return std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+}
 
 ComputeCores::Stats ComputeCores::stats() const {
   Stats s;
@@ -240,16 +245,21 @@ models::KernelEstimate ComputeCores::last_estimate() const {
   return last_estimate_;
 }
 
-ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory, const std::atomic<bool>& abort) {
+ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
+                                       const std::atomic<bool>& abort) {
   ++jobs_;
   uint64_t threads = uint64_t{job.local_size[0]} * job.local_size[1] * job.local_size[2];
-  // A workgroup larger than THREAD_MAX_WORKGROUP_SIZE cannot be scheduled; the model calls the job misconfigured.
+  // A workgroup larger than THREAD_MAX_WORKGROUP_SIZE cannot be scheduled; the model calls the job
+  // misconfigured.
   if (threads > kMaxWorkgroupThreads) return {exc::JOB_CONFIG_FAULT, 0};
   std::vector<uint64_t> push(job.push_uniform_words);
-  if (!push.empty() && !memory.read(job.push_uniforms_va, push.data(), push.size() * 8)) return {memory.fault_status(), 0};
+  if (!push.empty() && !memory.read(job.push_uniforms_va, push.data(), push.size() * 8))
+    return {memory.fault_status(), 0};
 
+  const auto host_start = std::chrono::steady_clock::now();
   cache_.begin_job();
   if (config_.report) report_shader(job, memory);
+  if (!config_.dump_shaders_dir.empty()) dump_shader(job, memory);
   const uint64_t wls_bytes =
       job.wls_instances_log2 < 31 && job.wls_size_scale > 0 ? uint64_t{1} << (job.wls_size_scale - 1) : 0;
   std::optional<models::KernelModel> model;
@@ -272,7 +282,8 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
       wg.uniforms = push.data();
       wg.uniform_count = static_cast<unsigned>(push.size());
       wg.size = {job.local_size[0], job.local_size[1], job.local_size[2]};
-      wg.id = {static_cast<uint32_t>(w % nx), static_cast<uint32_t>(w / nx % ny), static_cast<uint32_t>(w / (nx * ny))};
+      wg.id = {static_cast<uint32_t>(w % nx), static_cast<uint32_t>(w / nx % ny),
+               static_cast<uint32_t>(w / (nx * ny))};
       wg.preload = job.preload;
       wg.max_clauses = config_.max_clauses_per_quad;
       wg.timing = config_.timing;
@@ -293,8 +304,10 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
       o.instructions = r.lane_instructions;
       o.warps = r.warps;
       o.timing = r.timing;
-      if (r.status == QuadResult::Status::Timeout) o.status = exc::TERMINATED;
-      else if (r.status == QuadResult::Status::Fault) o.status = r.exception ? r.exception : exc::JOB_BUS_FAULT;
+      if (r.status == QuadResult::Status::Timeout)
+        o.status = exc::TERMINATED;
+      else if (r.status == QuadResult::Status::Fault)
+        o.status = r.exception ? r.exception : exc::JOB_BUS_FAULT;
       d.finish(w, o);
     }
     if (stats_) {
@@ -303,8 +316,21 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
       d.add_counts(mine, view.pages);
     }
   });
+  // The estimate exists only for a job that completed (as in ShaderResult); the statistics carry it too.
+  std::optional<models::KernelEstimate> estimate;
+  if (model && !abort.load() && d.failure() == exc::DONE) estimate = model->finish();
   if (stats_) {
     stats::ComputeJobStats js;
+    if (estimate) {
+      js.has_estimate = true;
+      js.estimate.cycles = estimate->cycles;
+      js.estimate.microseconds = estimate->microseconds;
+      js.estimate.bound = models::resource_name(estimate->bound); // "schedule" when no resource bounds it
+      js.estimate.n_par = estimate->n_par;
+      js.estimate.schedule = estimate->schedule;
+      js.estimate.resource_bound = estimate->resource_bound;
+    }
+    js.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - host_start).count();
     js.as = job.as;
     js.job_va = job.job_va;
     js.shader = job.shader_pc;
@@ -330,8 +356,8 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
   uint64_t issue = uint64_t{3} * config_.shader_cores;
   ShaderResult result;
   result.gpu_cycles = (d.tuples + d.clauses + issue - 1) / issue;
-  if (model) {
-    models::KernelEstimate e = model->finish();
+  if (estimate) {
+    const models::KernelEstimate& e = *estimate;
     result.has_estimate = true;
     result.estimate_cycles = e.cycles;
     result.estimate_us = e.microseconds;
@@ -349,6 +375,36 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
     last_estimate_ = e;
   }
   return result;
+}
+
+void ComputeCores::dump_shader(const ComputeJob& job, GpuMemory& memory) {
+  // Read through page_pointer, which never stalls or records a fault: dumping must not change the job. The
+  // disassembly runs from the entry to the first end-of-shader clause, as Mesa's disassembler prints a
+  // shader.
+  std::string text = disassemble_program(job.shader_pc, [&](uint64_t a, uint64_t& lo, uint64_t& hi) {
+    if (a & 15) return false;
+    const uint8_t* page = memory.page_pointer(a, Access::Execute);
+    if (!page) return false;
+    std::memcpy(&lo, page + (a & (kPageSize - 1)), 8);
+    std::memcpy(&hi, page + (a & (kPageSize - 1)) + 8, 8);
+    return true;
+  });
+  // The content hash (64-bit FNV-1a of the text) tells apart shaders a driver placed at the same address.
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char ch : text) hash = (hash ^ ch) * 0x100000001b3ull;
+  char name[96];
+  std::snprintf(name, sizeof name, "as%u_%016llx_%016llx.txt", job.as,
+                static_cast<unsigned long long>(job.shader_pc), static_cast<unsigned long long>(hash));
+  std::lock_guard lock(dump_mu_);
+  if (dump_failed_ || dumped_shaders_.size() >= 65536 || !dumped_shaders_.insert(name).second) return;
+  std::string path = config_.dump_shaders_dir + "/" + name;
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (f) ok = std::fclose(f) == 0 && ok;
+  if (!ok) {
+    dump_failed_ = true; // once: a full disk should not flood stderr
+    std::fprintf(stderr, "vplat: cannot write '%s'; no more shaders are dumped\n", path.c_str());
+  }
 }
 
 void ComputeCores::report_shader(const ComputeJob& job, GpuMemory& memory) {

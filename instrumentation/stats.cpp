@@ -267,6 +267,20 @@ uint64_t Run::gpu_pages() const {
   return n;
 }
 
+RunEstimate run_estimate(const Run& run) {
+  RunEstimate t;
+  for (const auto& r : run.jobs) {
+    if (!r.has_compute) continue;
+    if (r.compute.host_seconds > 0) t.host_seconds += r.compute.host_seconds;
+    if (!r.compute.has_estimate) continue;
+    ++t.jobs;
+    t.cycles += r.compute.estimate.cycles;
+    t.microseconds += r.compute.estimate.microseconds;
+    t.bound[r.compute.estimate.bound]++;
+  }
+  return t;
+}
+
 // ---------------------------------------------------------------- collector
 
 void Collector::compute_done(ComputeJobStats s) {
@@ -337,6 +351,12 @@ std::string to_json(const Run& run) {
   j.counts("irqs", run.device.irqs).counts("mmu_faults", run.device.mmu_faults);
   j.num("pages_translated", run.device.pages_translated).num("shader_pages_accessed", run.gpu_pages());
   shader_json(j, "shader", run.shader_totals());
+  RunEstimate total = run_estimate(run);
+  if (total.jobs) {
+    j.obj("estimate").num("jobs", total.jobs).num("cycles", total.cycles).real("us", total.microseconds);
+    j.counts("bound", total.bound).end_obj();
+  }
+  if (run.host_times) j.real("host_seconds", total.host_seconds);
   j.arr("jobs");
   for (const auto& r : run.jobs) {
     j.obj()
@@ -352,6 +372,12 @@ std::string to_json(const Run& run) {
           .list3("workgroups", r.compute.groups);
       j.num("pages_accessed", r.compute.pages);
       shader_json(j, "counters", r.compute.counters);
+      if (r.compute.has_estimate) {
+        const JobEstimate& e = r.compute.estimate;
+        j.obj("estimate").num("cycles", e.cycles).real("us", e.microseconds).str("bound", e.bound);
+        j.num("n_par", e.n_par).num("schedule", e.schedule).num("resource_bound", e.resource_bound).end_obj();
+      }
+      if (run.host_times && r.compute.host_seconds >= 0) j.real("host_seconds", r.compute.host_seconds);
     }
     j.end_obj();
   }
@@ -420,6 +446,19 @@ std::string summary(const Run& run) {
   for (const auto& [k, v] : run.device.mmu_faults) faults += v;
   o << "; mmu faults " << faults << "; pages translated " << run.device.pages_translated
     << " (shader pages per job, summed: " << run.gpu_pages() << ")\n";
+  RunEstimate est = run_estimate(run);
+  if (est.jobs) {
+    std::snprintf(b, sizeof b,
+                  "  gpu timing estimate: %" PRIu64 " compute jobs, %" PRIu64 " cycles, %.1f us; bound:",
+                  est.jobs, est.cycles, est.microseconds);
+    o << b;
+    for (const auto& [k, v] : est.bound) o << " " << k << " " << v;
+    o << "\n";
+  }
+  if (run.host_times) {
+    std::snprintf(b, sizeof b, "  host seconds in the shader cores: %.3f\n", est.host_seconds);
+    o << b;
+  }
   ShaderCounters c = run.shader_totals();
   if (!c.warp_clauses) return o.str();
   std::snprintf(b, sizeof b,
@@ -469,14 +508,31 @@ bool write_csv(const Run& run, const std::string& dir, std::string& error) {
   std::ostringstream jobs;
   jobs << "index,type,slot,as,va,status,start,end,workgroups,warps,threads,warp_clauses,thread_instructions,"
           "thread_nops,"
-          "reg_reads,reg_writes,temp_reads,fau_uniform,fau_constant,divergent_branches,pages\n";
+          "reg_reads,reg_writes,temp_reads,fau_uniform,fau_constant,divergent_branches,pages,"
+          "estimate_cycles,estimate_us,estimate_bound,n_par,host_seconds\n";
   for (const auto& r : run.jobs) {
     const ShaderCounters& c = r.compute.counters;
     jobs << r.index << "," << r.type << "," << r.slot << "," << r.as << "," << hex(r.va) << ","
          << hex(r.status) << "," << r.start << "," << r.end << "," << c.workgroups << "," << c.warps << ","
          << c.threads << "," << c.warp_clauses << "," << c.thread_instructions << "," << c.thread_nops << ","
          << c.reg_reads << "," << c.reg_writes << "," << c.temp_reads << "," << c.fau_uniform << ","
-         << c.fau_constant << "," << c.divergent_branches << "," << r.compute.pages << "\n";
+         << c.fau_constant << "," << c.divergent_branches << "," << r.compute.pages << ",";
+    // Empty fields: no estimate (not a compute job, timing off, or the job failed) or no host time measured.
+    const JobEstimate& e = r.compute.estimate;
+    if (r.compute.has_estimate) {
+      char us[32];
+      std::snprintf(us, sizeof us, "%.3f", e.microseconds);
+      jobs << e.cycles << "," << us << "," << e.bound << "," << e.n_par;
+    } else {
+      jobs << ",,,";
+    }
+    jobs << ",";
+    if (run.host_times && r.has_compute && r.compute.host_seconds >= 0) {
+      char hs[32];
+      std::snprintf(hs, sizeof hs, "%.6f", r.compute.host_seconds);
+      jobs << hs;
+    }
+    jobs << "\n";
   }
   ShaderCounters t = run.shader_totals();
   std::ostringstream ops;

@@ -64,6 +64,15 @@ struct ShaderCfg {
   void add(const ShaderCfg& o);
 };
 
+// The timing models' estimate of one compute job (instrumentation/models: KernelEstimate).
+struct JobEstimate {
+  uint64_t cycles = 0;     // GPU cycles
+  double microseconds = 0; // at the modelled GPU clock
+  std::string bound;       // the busiest resource when it sets the time, else "schedule"
+  unsigned n_par = 0;      // workgroups resident per core
+  uint64_t schedule = 0, resource_bound = 0;
+};
+
 // What the shader cores report for one compute job when it has run.
 struct ComputeJobStats {
   unsigned as = 0;
@@ -72,6 +81,9 @@ struct ComputeJobStats {
   uint64_t pages = 0; // distinct GPU pages the shaders touched
   ShaderCounters counters;
   ShaderCfg cfg;
+  bool has_estimate = false; // the timing models ran and the job completed
+  JobEstimate estimate;
+  double host_seconds = -1; // wall-clock seconds the shader cores spent on the job (-1: not measured)
 };
 
 // One job as the guest saw it: virtual times in ticks of the 50 MHz system counter.
@@ -109,6 +121,7 @@ struct Run {
   std::map<std::string, uint64_t> cpu_by_instruction, cpu_by_class;
   std::vector<JobRecord> jobs;
   GpuDeviceCounters device;
+  bool host_times = false; // jobs carry host_seconds (--stats-host-time)
   ShaderCounters shader_totals() const;
   // Control-flow graphs merged over the jobs that ran the same shader (same address space, entry and entry
   // clause), in the order the shaders first ran.
@@ -142,6 +155,15 @@ private:
   std::vector<TimelineEvent> events_;
   uint64_t dropped_events_ = 0;
 };
+
+// The compute jobs' estimates and host seconds summed over a run.
+struct RunEstimate {
+  uint64_t jobs = 0, cycles = 0; // jobs with an estimate and their cycles
+  double microseconds = 0;
+  std::map<std::string, uint64_t> bound; // jobs per bound resource ("schedule" when no resource bounds them)
+  double host_seconds = 0;               // of every compute job that measured it
+};
+RunEstimate run_estimate(const Run& run);
 
 // Writers. Each returns false with `error` set when the file cannot be written.
 std::string to_json(const Run& run);

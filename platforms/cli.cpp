@@ -13,11 +13,16 @@ std::optional<uint64_t> parse_size(const std::string& t) {
   if (errno) return std::nullopt;
   std::string suffix(end);
   unsigned shift = 0;
-  if (suffix == "" || suffix == "B") shift = 0;
-  else if (suffix == "K" || suffix == "KiB" || suffix == "k") shift = 10;
-  else if (suffix == "M" || suffix == "MiB") shift = 20;
-  else if (suffix == "G" || suffix == "GiB") shift = 30;
-  else return std::nullopt;
+  if (suffix == "" || suffix == "B")
+    shift = 0;
+  else if (suffix == "K" || suffix == "KiB" || suffix == "k")
+    shift = 10;
+  else if (suffix == "M" || suffix == "MiB")
+    shift = 20;
+  else if (suffix == "G" || suffix == "GiB")
+    shift = 30;
+  else
+    return std::nullopt;
   if (shift && v > (~0ull >> shift)) return std::nullopt;
   return v << shift;
 }
@@ -49,15 +54,23 @@ std::string help_text() {
          "  --dump-dtb FILE     write the generated device tree and exit\n"
          "Statistics (instrumentation/README.md):\n"
          "  --stats FILE        write run statistics as JSON at exit (GPU jobs, shader instruction/clause/\n"
-         "                      data-access counts, divergence graphs, GPU registers, IRQs, CPU instructions)\n"
+         "                      data-access counts, divergence graphs, GPU registers, IRQs, CPU "
+         "instructions)\n"
          "  --stats-summary     print a readable summary of the statistics on stderr at exit\n"
          "  --stats-csv DIR     write the statistics as CSV files into DIR\n"
          "  --trace-timeline F  GPU jobs, GPU interrupts and CPU idle (WFI) in virtual time, as Chrome\n"
          "                      trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
          "  --cpu-stats         also count CPU instructions by instruction and class (runs the CPUs on the\n"
          "                      interpreter: slower)\n"
+         "  --stats-host-time   add each compute job's host seconds in the GPU model to the statistics\n"
+         "                      (not reproducible, so off by default)\n"
+         "  --console-log FILE  copy the guest's console output to FILE, each line prefixed with its "
+         "virtual\n"
+         "                      time in 50 MHz ticks\n"
+         "  --dump-shaders DIR  write our disassembly of every shader the GPU runs into DIR (one file each)\n"
          "Debugging:\n"
-         "  --trace LIST        trace events: gpu-regs[=FILE] (every GPU register access by name, and every job)\n"
+         "  --trace LIST        trace events: gpu-regs[=FILE] (every GPU register access by name, and every "
+         "job)\n"
          "  --trace-file FILE   write traces to FILE (default: stderr)\n"
          "  --gdb PORT          GDB remote stub on 127.0.0.1:PORT\n"
          "  --gdb-wait          wait for GDB to attach before starting\n"
@@ -70,7 +83,9 @@ std::string help_text() {
          "Exit status: 0 when the guest powers off (or Ctrl-A x), 2 on bad options or images.\n";
 }
 
-std::string version_text() { return std::string("vplat ") + VPLAT_VERSION + "\n"; }
+std::string version_text() {
+  return std::string("vplat ") + VPLAT_VERSION + "\n";
+}
 
 namespace {
 
@@ -112,25 +127,37 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
     };
     std::string v;
     if (has_inline && (a == "--help" || a == "--version" || a == "--gdb-wait" || a == "--no-gpu" ||
-                       a == "--stats-summary" || a == "--cpu-stats")) {
+                       a == "--stats-summary" || a == "--cpu-stats" || a == "--stats-host-time")) {
       error = "option " + a + " takes no value";
       return std::nullopt;
     }
-    if (a == "-h" || a == "--help") o.help = true;
-    else if (a == "--version") o.version = true;
-    else if (a == "--gdb-wait") o.gdb_wait = true;
-    else if (a == "--no-gpu") o.gpu = false;
-    else if (a == "--stats-summary") o.stats_summary = true;
-    else if (a == "--cpu-stats") o.cpu_stats = true;
-    else if (a == "--stats" || a == "--stats-csv" || a == "--trace-timeline") {
+    if (a == "-h" || a == "--help")
+      o.help = true;
+    else if (a == "--version")
+      o.version = true;
+    else if (a == "--gdb-wait")
+      o.gdb_wait = true;
+    else if (a == "--no-gpu")
+      o.gpu = false;
+    else if (a == "--stats-summary")
+      o.stats_summary = true;
+    else if (a == "--cpu-stats")
+      o.cpu_stats = true;
+    else if (a == "--stats-host-time")
+      o.stats_host_time = true;
+    else if (a == "--stats" || a == "--stats-csv" || a == "--trace-timeline" || a == "--console-log" ||
+             a == "--dump-shaders") {
       if (!value(v)) return std::nullopt;
       if (v.empty()) {
         error = "option " + a + " needs a file name";
         return std::nullopt;
       }
-      (a == "--stats" ? o.stats_file : a == "--stats-csv" ? o.stats_csv : o.trace_timeline) = v;
-    }
-    else if (a == "--platform") {
+      (a == "--stats"          ? o.stats_file
+       : a == "--stats-csv"    ? o.stats_csv
+       : a == "--console-log"  ? o.console_log
+       : a == "--dump-shaders" ? o.dump_shaders
+                               : o.trace_timeline) = v;
+    } else if (a == "--platform") {
       if (!value(v)) return std::nullopt;
       if (v != "juno") {
         error = "unknown platform '" + v + "' (available: juno)";
@@ -139,7 +166,11 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
       o.platform = v;
     } else if (a == "--kernel" || a == "--initrd" || a == "--disk" || a == "--append" || a == "--dump-dtb") {
       if (!value(v)) return std::nullopt;
-      (a == "--kernel" ? o.kernel : a == "--initrd" ? o.initrd : a == "--disk" ? o.disk : a == "--append" ? o.append : o.dump_dtb) = v;
+      (a == "--kernel"   ? o.kernel
+       : a == "--initrd" ? o.initrd
+       : a == "--disk"   ? o.disk
+       : a == "--append" ? o.append
+                         : o.dump_dtb) = v;
     } else if (a == "--trace") {
       if (!value(v)) return std::nullopt;
       size_t start = 0;

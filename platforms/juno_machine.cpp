@@ -4,6 +4,7 @@
 #include "platforms/juno_board.h"
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 namespace vplat {
 
@@ -21,13 +22,15 @@ constexpr int kSpiBase = 32;
 uint64_t retired_by(const void* core) {
   return static_cast<const cpu::Core*>(core)->retired_exact();
 }
-static_assert(juno::kGpuClockHz == gpu::MaliG71::kGpuClockHz, "the DT clock and the GPU's cycle counter disagree");
+static_assert(juno::kGpuClockHz == gpu::MaliG71::kGpuClockHz,
+              "the DT clock and the GPU's cycle counter disagree");
 } // namespace
 
 JunoMachine::JunoMachine(const Options& options) : options_(options) {}
 
 JunoMachine::~JunoMachine() {
   console_.flush();
+  if (console_log_) std::fclose(console_log_);
   if (gpu_) gpu_->set_trace(nullptr);
   if (trace_owned_) std::fclose(trace_);
 }
@@ -42,6 +45,21 @@ bool JunoMachine::load(std::string& error) {
   auto banks = juno::ram_banks(options_.memory);
   for (auto [base, size] : banks) bus_.add_ram(base, size);
 
+  if (!options_.dump_shaders.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options_.dump_shaders, ec);
+    if (ec) {
+      error = "cannot create '" + options_.dump_shaders + "': " + ec.message();
+      return false;
+    }
+  }
+  if (!options_.console_log.empty()) {
+    console_log_ = std::fopen(options_.console_log.c_str(), "w");
+    if (!console_log_) {
+      error = "cannot write '" + options_.console_log + "'";
+      return false;
+    }
+  }
   const unsigned n = options_.smp;
   gic_ = std::make_unique<dev::Gic400>(static_cast<int>(n), [this](int cpu, bool level) {
     if (cpu < static_cast<int>(cores_.size())) cores_[cpu]->set_irq(level);
@@ -52,7 +70,8 @@ bool JunoMachine::load(std::string& error) {
   for (const auto& d : juno::kDevices) {
     switch (d.kind) {
     case juno::DeviceKind::Pl011:
-      uart_ = std::make_unique<dev::Pl011>(gic_->spi_line(kSpiBase + d.spi[0]), [this](uint8_t b) { console_.output(b); });
+      uart_ = std::make_unique<dev::Pl011>(gic_->spi_line(kSpiBase + d.spi[0]),
+                                           [this](uint8_t b) { console_byte(b); });
       bus_.add_device(d.base, d.size, uart_.get());
       break;
     case juno::DeviceKind::Pl031:
@@ -72,13 +91,15 @@ bool JunoMachine::load(std::string& error) {
     case juno::DeviceKind::MaliG71:
       if (!options_.gpu) break;
       try {
-        gpu_ = std::make_unique<gpu::MaliG71>(bus_, gic_->spi_line(kSpiBase + d.spi[0]), gic_->spi_line(kSpiBase + d.spi[1]),
+        gpu_ = std::make_unique<gpu::MaliG71>(bus_, gic_->spi_line(kSpiBase + d.spi[0]),
+                                              gic_->spi_line(kSpiBase + d.spi[1]),
                                               gic_->spi_line(kSpiBase + d.spi[2]), options_.gpu_cores);
       } catch (const std::exception& e) {
         error = e.what();
         return false;
       }
-      // TIMESTAMP counts the system counter, as the CPUs' CNTPCT does (panfrost reports both with one frequency).
+      // TIMESTAMP counts the system counter, as the CPUs' CNTPCT does (panfrost reports both with one
+      // frequency).
       gpu_->set_clock(&clock_);
       if (options_.stats_enabled()) {
         stats_ = std::make_unique<stats::Collector>(!options_.trace_timeline.empty());
@@ -86,11 +107,15 @@ bool JunoMachine::load(std::string& error) {
       }
       {
         gpu::bifrost::ComputeCores::Config cc;
-        cc.host_threads = options_.gpu_threads ? options_.gpu_threads : gpu::bifrost::ComputeCores::default_host_threads();
+        cc.host_threads =
+            options_.gpu_threads ? options_.gpu_threads : gpu::bifrost::ComputeCores::default_host_threads();
         cc.shader_cores = options_.gpu_cores;
-        cc.timing = options_.gpu_timing != "off";
+        // Statistics report every compute job's estimate, so they turn the models on (what the guest sees
+        // changes only with "complete"); the estimates are printed on stderr only when asked for.
+        cc.timing = options_.gpu_timing != "off" || stats_ != nullptr;
         cc.timing_drives_completion = options_.gpu_timing == "complete";
-        cc.report = cc.timing;
+        cc.report = options_.gpu_timing != "off";
+        cc.dump_shaders_dir = options_.dump_shaders;
         cc.clock_mhz = options_.gpu_clock_mhz;
         cc.virtual_clock_hz = dev::VirtualClock::kFrequency;
         compute_ = std::make_unique<gpu::bifrost::ComputeCores>(cc);
@@ -114,8 +139,9 @@ bool JunoMachine::load(std::string& error) {
   }
 
   for (unsigned i = 0; i < n; ++i) {
-    timers_.push_back(std::make_unique<dev::GenericTimer>(clock_, gic_->ppi_line(static_cast<int>(i), dev::GenericTimer::kPhysIntid),
-                                                         gic_->ppi_line(static_cast<int>(i), dev::GenericTimer::kVirtIntid)));
+    timers_.push_back(std::make_unique<dev::GenericTimer>(
+        clock_, gic_->ppi_line(static_cast<int>(i), dev::GenericTimer::kPhysIntid),
+        gic_->ppi_line(static_cast<int>(i), dev::GenericTimer::kVirtIntid)));
     cpu::Core::Config c;
     c.system = true;
     c.midr = juno::cpu_is_a72(i) ? 0x410FD081 : 0x410FD034;
@@ -137,15 +163,14 @@ bool JunoMachine::load(std::string& error) {
   waiting_.assign(n, false);
 
   std::vector<uint64_t> mpidrs(juno::kCpuMpidr, juno::kCpuMpidr + n);
-  psci_ = std::make_unique<Psci>(mpidrs, Psci::Hooks{
-      [this](unsigned i, uint64_t entry, uint64_t context) {
-        cores_[i]->power_on(entry, context);
-        waiting_[i] = false;
-        psci_->mark_on(i);
-      },
-      [this](unsigned i) { cores_[i]->power_off(); },
-      [this] { outcome_ = Outcome::PowerOff; },
-      [this] { outcome_ = Outcome::Reset; }});
+  psci_ = std::make_unique<Psci>(mpidrs, Psci::Hooks{[this](unsigned i, uint64_t entry, uint64_t context) {
+                                                       cores_[i]->power_on(entry, context);
+                                                       waiting_[i] = false;
+                                                       psci_->mark_on(i);
+                                                     },
+                                                     [this](unsigned i) { cores_[i]->power_off(); },
+                                                     [this] { outcome_ = Outcome::PowerOff; },
+                                                     [this] { outcome_ = Outcome::Reset; }});
 
   // The guest: kernel, device tree, initrd.
   if (options_.kernel.empty()) {
@@ -170,8 +195,8 @@ bool JunoMachine::load(std::string& error) {
   dc.virtio_disk = disk_ != nullptr;
   dc.gpu = gpu_ != nullptr;
   // Plan with a worst-case DTB size, then generate the real one with the initrd's final range.
-  auto layout = plan_boot(banks[0].first, banks[0].second, kernel->text_offset, kernel->image_size, kMaxDtbSize,
-                          initrd.size(), error);
+  auto layout = plan_boot(banks[0].first, banks[0].second, kernel->text_offset, kernel->image_size,
+                          kMaxDtbSize, initrd.size(), error);
   if (!layout) return false;
   if (!initrd.empty()) dc.initrd = {{layout->initrd_start, layout->initrd_end}};
   auto dtb = juno::build_dtb(dc);
@@ -195,14 +220,22 @@ unsigned JunoMachine::index_of(const cpu::Core& core) const {
 uint64_t JunoMachine::timer_read(cpu::Core& core, cpu::TimerReg reg) {
   auto& t = *timers_[index_of(core)];
   switch (reg) {
-  case cpu::TimerReg::Cntpct: return t.physical_count();
-  case cpu::TimerReg::Cntvct: return t.virtual_count();
-  case cpu::TimerReg::CntpCtl: return t.read_ctl(t.phys, t.physical_count());
-  case cpu::TimerReg::CntpCval: return t.phys.cval;
-  case cpu::TimerReg::CntpTval: return t.read_tval(t.phys, t.physical_count());
-  case cpu::TimerReg::CntvCtl: return t.read_ctl(t.virt, t.virtual_count());
-  case cpu::TimerReg::CntvCval: return t.virt.cval;
-  case cpu::TimerReg::CntvTval: return t.read_tval(t.virt, t.virtual_count());
+  case cpu::TimerReg::Cntpct:
+    return t.physical_count();
+  case cpu::TimerReg::Cntvct:
+    return t.virtual_count();
+  case cpu::TimerReg::CntpCtl:
+    return t.read_ctl(t.phys, t.physical_count());
+  case cpu::TimerReg::CntpCval:
+    return t.phys.cval;
+  case cpu::TimerReg::CntpTval:
+    return t.read_tval(t.phys, t.physical_count());
+  case cpu::TimerReg::CntvCtl:
+    return t.read_ctl(t.virt, t.virtual_count());
+  case cpu::TimerReg::CntvCval:
+    return t.virt.cval;
+  case cpu::TimerReg::CntvTval:
+    return t.read_tval(t.virt, t.virtual_count());
   }
   return 0;
 }
@@ -210,13 +243,26 @@ uint64_t JunoMachine::timer_read(cpu::Core& core, cpu::TimerReg reg) {
 void JunoMachine::timer_write(cpu::Core& core, cpu::TimerReg reg, uint64_t value) {
   auto& t = *timers_[index_of(core)];
   switch (reg) {
-  case cpu::TimerReg::CntpCtl: t.phys.ctl = static_cast<uint32_t>(value & 3); break;
-  case cpu::TimerReg::CntpCval: t.phys.cval = value; break;
-  case cpu::TimerReg::CntpTval: t.write_tval(t.phys, t.physical_count(), static_cast<uint32_t>(value)); break;
-  case cpu::TimerReg::CntvCtl: t.virt.ctl = static_cast<uint32_t>(value & 3); break;
-  case cpu::TimerReg::CntvCval: t.virt.cval = value; break;
-  case cpu::TimerReg::CntvTval: t.write_tval(t.virt, t.virtual_count(), static_cast<uint32_t>(value)); break;
-  default: break; // the counters are read-only
+  case cpu::TimerReg::CntpCtl:
+    t.phys.ctl = static_cast<uint32_t>(value & 3);
+    break;
+  case cpu::TimerReg::CntpCval:
+    t.phys.cval = value;
+    break;
+  case cpu::TimerReg::CntpTval:
+    t.write_tval(t.phys, t.physical_count(), static_cast<uint32_t>(value));
+    break;
+  case cpu::TimerReg::CntvCtl:
+    t.virt.ctl = static_cast<uint32_t>(value & 3);
+    break;
+  case cpu::TimerReg::CntvCval:
+    t.virt.cval = value;
+    break;
+  case cpu::TimerReg::CntvTval:
+    t.write_tval(t.virt, t.virtual_count(), static_cast<uint32_t>(value));
+    break;
+  default:
+    break; // the counters are read-only
   }
   t.update();
 }
@@ -232,10 +278,22 @@ void JunoMachine::update_timers() {
   rtc_->update();
 }
 
+void JunoMachine::console_byte(uint8_t b) {
+  console_.output(b);
+  if (!console_log_ || b == '\r') return;
+  // The line's time is when its first byte reached the UART: for a guest program's output that is close to
+  // when it printed it, which is what lets host tools place lines next to GPU jobs' virtual times.
+  if (console_log_line_start_)
+    std::fprintf(console_log_, "%llu ", static_cast<unsigned long long>(clock_.ticks()));
+  std::fputc(b, console_log_);
+  console_log_line_start_ = b == '\n';
+}
+
 void JunoMachine::feed_console_input(int wait_ms) {
   if (pending_input_.empty()) pending_input_ = console_.poll_input(wait_ms);
   size_t used = 0;
-  while (used < pending_input_.size() && uart_->can_receive()) uart_->receive(static_cast<uint8_t>(pending_input_[used++]));
+  while (used < pending_input_.size() && uart_->can_receive())
+    uart_->receive(static_cast<uint8_t>(pending_input_[used++]));
   pending_input_.erase(0, used);
   if (console_.quit_requested()) outcome_ = Outcome::Quit;
 }
@@ -276,12 +334,15 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
       if (idle_since_.size() <= i) idle_since_.resize(i + 1);
       idle_since_[i] = clock_.ticks() + r.retired; // the round's clock advances after all CPUs ran
       break;
-    case cpu::Exit::Off: break;
+    case cpu::Exit::Off:
+      break;
     case cpu::Exit::Breakpoint:
       hit = static_cast<int>(i);
       any_running = true;
       break;
-    default: any_running = true; break;
+    default:
+      any_running = true;
+      break;
     }
   }
   // Cores run side by side: a round lasts as long as its busiest core.
@@ -297,8 +358,10 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
     for (unsigned i = 0; i < cores_.size(); ++i) woken |= cores_[i]->powered() && cores_[i]->irq_line();
     if (!woken) {
       console_.flush();
-      if (next != UINT64_MAX) clock_.advance_to(next);
-      else feed_console_input(100);
+      if (next != UINT64_MAX)
+        clock_.advance_to(next);
+      else
+        feed_console_input(100);
     }
   }
   // GPU job results due by now become visible (registers and interrupts), waiting for the job manager's
@@ -335,6 +398,7 @@ bool JunoMachine::write_stats(std::string& error) {
     run.gpu_cores = gpu_->shader_cores();
   }
   if (compute_) run.gpu_threads = compute_->host_threads();
+  run.host_times = options_.stats_host_time;
   if (!options_.stats_file.empty() && !stats::write_file(options_.stats_file, stats::to_json(run), error))
     return false;
   if (!options_.stats_csv.empty() && !stats::write_csv(run, options_.stats_csv, error)) return false;
@@ -362,7 +426,8 @@ JunoMachine::Outcome JunoMachine::run(gdb::GdbStub* debugger, bool wait_for_debu
   // per instruction.
   while (!outcome_) {
     RoundResult r = round(nullptr);
-    if (debugger && (rounds_ % 64 == 0 || !r.any_running) && !outcome_ && debugger->try_accept() && !serve()) break;
+    if (debugger && (rounds_ % 64 == 0 || !r.any_running) && !outcome_ && debugger->try_accept() && !serve())
+      break;
   }
   console_.flush();
   std::string error;

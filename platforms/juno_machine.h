@@ -13,11 +13,11 @@
 #include "devices/virtio_blk.h"
 #include "gpu-bifrost/compute_cores.h"
 #include "gpu-bifrost/mali_g71.h"
+#include "instrumentation/stats.h"
 #include "platforms/cli.h"
 #include "platforms/console.h"
 #include "platforms/gdbstub.h"
 #include "platforms/psci.h"
-#include "instrumentation/stats.h"
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -37,8 +37,8 @@ public:
 
   // Runs the guest until it powers off, resets or the user quits. With a `debugger`, its listening socket is
   // polled now and then (never per instruction) and a GDB that connects stops the machine and drives it until
-  // it detaches; with `wait_for_debugger` the first instruction runs only once a GDB has connected. A GDB that
-  // kills the session ends the run with Quit.
+  // it detaches; with `wait_for_debugger` the first instruction runs only once a GDB has connected. A GDB
+  // that kills the session ends the run with Quit.
   Outcome run(gdb::GdbStub* debugger = nullptr, bool wait_for_debugger = false);
 
   // gdb::Target: one thread per CPU. Registers are the running context's (SP is that of the current EL and
@@ -63,8 +63,8 @@ public:
 
   cpu::Core& core(unsigned i) { return *cores_[i]; }
   uint64_t instructions() const { return instructions_; }
-  // Writes the statistics the options ask for (--stats, --stats-csv, --stats-summary, --trace-timeline); false
-  // with `error` set when a file cannot be written. run() calls it when the guest stops.
+  // Writes the statistics the options ask for (--stats, --stats-csv, --stats-summary, --trace-timeline);
+  // false with `error` set when a file cannot be written. run() calls it when the guest stops.
   bool write_stats(std::string& error);
 
 private:
@@ -73,6 +73,7 @@ private:
   unsigned index_of(const cpu::Core& core) const;
   void update_timers();
   void feed_console_input(int wait_ms);
+  void console_byte(uint8_t b); // to the console, and with --console-log to the log with virtual times
   // Breakpoint state of a debugger's continue; see round().
   struct DebugRun {
     const std::vector<uint64_t>& breakpoints;
@@ -90,12 +91,14 @@ private:
   dev::Bus bus_;
   dev::VirtualClock clock_;
   Console console_;
+  std::FILE* console_log_ = nullptr; // --console-log
+  bool console_log_line_start_ = true;
   std::unique_ptr<dev::Gic400> gic_;
   std::unique_ptr<dev::Pl011> uart_;
   std::unique_ptr<dev::Pl031> rtc_;
   std::unique_ptr<dev::VirtioBlk> disk_;
-  // The shader cores compute jobs run on; declared before the GPU, so the GPU (whose job manager may be inside
-  // them) goes first.
+  // The shader cores compute jobs run on; declared before the GPU, so the GPU (whose job manager may be
+  // inside them) goes first.
   std::unique_ptr<gpu::bifrost::ComputeCores> compute_;
   std::unique_ptr<gpu::MaliG71> gpu_;
   std::vector<std::unique_ptr<dev::GenericTimer>> timers_;
@@ -109,8 +112,8 @@ private:
   std::FILE* trace_ = nullptr; // --trace output (stderr or --trace-file)
   bool trace_owned_ = false;
   uint64_t rounds_ = 0;
-  std::unique_ptr<stats::Collector> stats_; // when any statistics option is given
-  std::vector<uint64_t> idle_since_;        // per CPU: virtual time it entered WFI (timeline)
+  std::unique_ptr<stats::Collector> stats_;        // when any statistics option is given
+  std::vector<uint64_t> idle_since_;               // per CPU: virtual time it entered WFI (timeline)
   std::vector<std::vector<uint64_t>> insn_counts_; // --cpu-stats: per CPU, per instruction id
 };
 

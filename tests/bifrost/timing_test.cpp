@@ -25,6 +25,7 @@
 #include "gpu-bifrost/compute_cores.h"
 #include "gpu-bifrost/mali_regs.h"
 #include "instrumentation/models/timing.h"
+#include "instrumentation/stats.h"
 #include "mali_fixture.h"
 #include <gtest/gtest.h>
 #include <mutex>
@@ -80,7 +81,7 @@ protected:
     mmu->update(0, 2, 0, 0); // identity
   }
   // Assembles the clauses one after another at kCode, runs the job, returns the estimate.
-  models::KernelEstimate run(const Kernel& k) {
+  models::KernelEstimate run(const Kernel& k, stats::Collector* sink = nullptr) {
     uint64_t at = kCode;
     for (const auto& c : k.clauses) {
       auto words = bifrost_asm::assemble(c);
@@ -102,6 +103,7 @@ protected:
     cc.shader_cores = k.cores;
     cc.timing = true;
     ComputeCores cores(cc);
+    if (sink) cores.set_stats(sink);
     Memory mem(*mmu);
     std::atomic<bool> abort{false};
     gpu::ShaderResult r = cores.run_compute(job, mem, abort);
@@ -256,6 +258,53 @@ TEST_P(Timing, IndependentFmasAcrossWarpsAreThroughputBound) {
   EXPECT_EQ(e.n_par, 6u);
   EXPECT_EQ(e.workgroups, 96u);
   EXPECT_EQ(e.warps, 96u * 16);
+}
+
+// The statistics carry each compute job's estimate: the same job as above (2176 cycles by hand, engine bound,
+// n_par 6) reaches the --stats JSON, the summary and jobs.csv with the figures ComputeCores computed.
+TEST_P(Timing, StatisticsCarryTheJobEstimate) {
+  Kernel k;
+  for (int i = 0; i < 4; ++i) k.clauses.push_back(fma_chain_clause());
+  k.clauses.push_back(kStore);
+  k.local = 64;
+  k.groups = 96;
+  stats::Collector sink;
+  auto e = run(k, &sink);
+  sink.job_visible(0, 0, 0, "Compute", gpu::exc::DONE, 10, 20);
+  stats::Run r;
+  std::vector<stats::TimelineEvent> events;
+  sink.finish(r, events);
+  ASSERT_EQ(r.jobs.size(), 1u);
+  ASSERT_TRUE(r.jobs[0].has_compute);
+  const stats::ComputeJobStats& js = r.jobs[0].compute;
+  ASSERT_TRUE(js.has_estimate);
+  EXPECT_EQ(js.estimate.cycles, e.cycles);
+  expect_near(js.estimate.cycles, 2176);
+  EXPECT_DOUBLE_EQ(js.estimate.microseconds, e.microseconds);
+  EXPECT_EQ(js.estimate.bound, "engine");
+  EXPECT_EQ(js.estimate.n_par, 6u);
+  EXPECT_GE(js.host_seconds, 0.0);
+
+  // The JSON without its layout (no string in it holds a space).
+  auto compact = [](std::string t) {
+    std::erase_if(t, [](char c) { return c == ' ' || c == '\n'; });
+    return t;
+  };
+  std::string json = compact(stats::to_json(r));
+  std::string cycles = std::to_string(e.cycles);
+  EXPECT_NE(json.find("\"estimate\":{\"cycles\":" + cycles + ","), std::string::npos) << json;
+  EXPECT_NE(json.find("\"bound\":\"engine\",\"n_par\":6,"), std::string::npos);
+  // The run's totals: one job, its cycles.
+  EXPECT_NE(json.find("\"estimate\":{\"jobs\":1,\"cycles\":" + cycles + ","), std::string::npos);
+  EXPECT_EQ(json.find("host_seconds"), std::string::npos); // not reproducible: only when asked for
+  r.host_times = true;
+  EXPECT_NE(compact(stats::to_json(r)).find("\"host_seconds\":"), std::string::npos);
+  EXPECT_NE(stats::summary(r).find("1 compute jobs, " + cycles + " cycles"), std::string::npos)
+      << stats::summary(r);
+  stats::RunEstimate total = stats::run_estimate(r);
+  EXPECT_EQ(total.jobs, 1u);
+  EXPECT_EQ(total.cycles, e.cycles);
+  EXPECT_EQ(total.bound["engine"], 1u);
 }
 
 // 3. Load-heavy: 8 loads per thread, each clause waiting for the previous load (slot 0), then a clause that

@@ -78,5 +78,9 @@ else
 fi
 rm -f "$dtb" "$dts"
 check dump-dtb-unwritable 2 1 --dump-dtb /nonexistent/dir/x.dtb
+check console-log-no-file 2 1 --console-log
+check console-log-empty 2 1 --console-log=
+check dump-shaders-no-dir 2 1 --dump-shaders
+check stats-host-time-value 2 1 --stats-host-time=1
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
