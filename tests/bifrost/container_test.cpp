@@ -112,7 +112,7 @@ TEST(Container, BlobTupleFields) {
   EXPECT_EQ(gen::header_flow(h), 3u);
   EXPECT_EQ(gen::header_message_type(h), 2u);
   EXPECT_EQ(gen::header_next_message_type(h), 2u);
-  EXPECT_EQ(gen::header_text(h), "ds(0u) nbb attr ncph next_attr ");
+  EXPECT_EQ(gen::header_text(h), "ds(0) nbb attr ncph next_attr ");
 }
 
 TEST(Container, ConstantModifiers) {

@@ -335,20 +335,20 @@ void add_image_cases(CaseMap& c) {
 // Hand-written Mesa-syntax disassembly of each instruction.
 const std::initializer_list<RoundTrip> kImageRoundTrips = {
     {"FMA_DTSEL_IMM", "tuple p0=r1 ; *DTSEL_IMM src0=0 table=0 ; +NOP ; fma->r3",
-     "ds(0u) eos \n{\n*DTSEL_IMM.attribute_1 r3:t0, r1\n+NOP t1\n}\n"},
+     "ds(0) eos \n{\n*DTSEL_IMM.attribute_1 r3:t0, r1\n+NOP t1\n}\n"},
     {"ADD_LEA_ATTR_TEX",
      "header sr=8 msg=2\ntuple p0=r1 p1=r2 p2=r5 ; *DTSEL_IMM src0=0 table=0 ; +LEA_ATTR_TEX src0=1 src1=2 src2=3 fmt=3",
-     "ds(0u) eos attr \n{\n*DTSEL_IMM.attribute_1 t0, r1\n+LEA_ATTR_TEX.u32 t1, r2, r5, t, @r8\n}\n"},
+     "ds(0) eos attr \n{\n*DTSEL_IMM.attribute_1 t0, r1\n+LEA_ATTR_TEX.u32 t1, r2, r5, t, @r8\n}\n"},
     {"ADD_LEA_ATTR_TEX_auto", "header sr=8 msg=2\ntuple p0=r1 p1=r2 p2=r5 ; *NOP ; ADD_LEA_ATTR_TEX_auto src0=0 src1=1 src2=2",
-     "ds(0u) eos attr \n{\n*NOP t0\n+LEA_ATTR_TEX.auto t1, r1, r2, r5, @r8\n}\n"},
+     "ds(0) eos attr \n{\n*NOP t0\n+LEA_ATTR_TEX.auto t1, r1, r2, r5, @r8\n}\n"},
     {"ADD_LD_ATTR_TEX", "header sr=8 msg=2\ntuple p0=r1 p1=r2 p2=r5 ; *NOP ; +LD_ATTR_TEX src0=0 src1=1 src2=2 fmt=1 vec=3",
-     "ds(0u) eos attr \n{\n*NOP t0\n+LD_ATTR_TEX.f32.v4 t1, r1, r2, r5, @r8\n}\n"},
+     "ds(0) eos attr \n{\n*NOP t0\n+LD_ATTR_TEX.f32.v4 t1, r1, r2, r5, @r8\n}\n"},
     {"ADD_LD_ATTR_TEX_auto", "header sr=8 msg=2\ntuple p0=r1 p1=r2 p2=r5 ; *NOP ; ADD_LD_ATTR_TEX_auto src0=0 src1=1 src2=2 vec=0",
-     "ds(0u) eos attr \n{\n*NOP t0\n+LD_ATTR_TEX.auto t1, r1, r2, r5, @r8\n}\n"},
+     "ds(0) eos attr \n{\n*NOP t0\n+LD_ATTR_TEX.auto t1, r1, r2, r5, @r8\n}\n"},
     {"ADD_LD_CVT", "header sr=8 msg=5\ntuple p0=r1 p1=r2 p2=r5 ; *NOP ; +LD_CVT src0=0 src1=1 src2=2 vec=1",
-     "ds(0u) eos load \n{\n*NOP t0\n+LD_CVT.v2 t1, r1, r2, r5, @r8\n}\n"},
+     "ds(0) eos load \n{\n*NOP t0\n+LD_CVT.v2 t1, r1, r2, r5, @r8\n}\n"},
     {"ADD_ST_CVT", "header sr=8 msg=6\ntuple p0=r1 p1=r2 p2=r5 ; *NOP ; +ST_CVT src0=0 src1=1 src2=2 vec=3",
-     "ds(0u) eos store \n{\n*NOP t0\n+ST_CVT.v4 t1, r1, r2, r5, @r8\n}\n"},
+     "ds(0) eos store \n{\n*NOP t0\n+ST_CVT.v4 t1, r1, r2, r5, @r8\n}\n"},
 };
 
 const CaseGroup kImage(add_image_cases, kImageRoundTrips);

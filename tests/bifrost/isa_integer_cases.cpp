@@ -860,14 +860,14 @@ void add_cases(CaseMap& c) {
 #define FMA_RT(name, op, line)                                                                               \
   {                                                                                                          \
     name, "tuple p0=r1 p1=r2 p2=r3 fau=u2 ; " op " ; +NOP ; fma->r4",                                        \
-        "ds(0u) eos \n{\n" line "\n+NOP t1\n}\n"                                                             \
+        "ds(0) eos \n{\n" line "\n+NOP t1\n}\n"                                                             \
   }
 #define ADD_RT(name, op, line)                                                                               \
-  { name, "tuple p0=r1 p1=r2 p2=r3 ; *NOP ; " op " ; add->r5", "ds(0u) eos \n{\n*NOP t0\n" line "\n}\n" }
+  { name, "tuple p0=r1 p1=r2 p2=r3 ; *NOP ; " op " ; add->r5", "ds(0) eos \n{\n*NOP t0\n" line "\n}\n" }
 #define BR_RT(name, op, line)                                                                                \
   {                                                                                                          \
     name, "header flow=1\ntuple p0=r1 fau=c0 ; *NOP ; " op "\nconst pchi 64",                                \
-        "ds(0u) nbb br_pc \n{\n*NOP t0\n" line "\n}\n"                                                       \
+        "ds(0) nbb br_pc \n{\n*NOP t0\n" line "\n}\n"                                                       \
   }
 
 const std::initializer_list<RoundTrip> kIntegerRoundTrips = {

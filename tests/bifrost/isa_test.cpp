@@ -165,7 +165,7 @@ TEST(RoundTrip, EveryClauseFormat) {
       DecodedClause dc;
       std::string text = decode_and_print(words, kCodeVa, dc);
       EXPECT_EQ(dc.tuple_count, n) << src;
-      EXPECT_EQ(text, "ds(0u) nbb ncph \n{\n" + want_body + "}\n") << src;
+      EXPECT_EQ(text, "ds(0) nbb ncph \n{\n" + want_body + "}\n") << src;
       for (unsigned k = 0; k < consts; ++k) EXPECT_EQ(dc.constants[k], (0x120u + k) >> 4) << src;
     }
 }
@@ -187,8 +187,8 @@ TEST(RoundTrip, ProgramListing) {
     hi = words[i + 1];
     return true;
   });
-  EXPECT_EQ(text, "clause_0:\nds(0u) nbb ncph \n{\n*MOV.i32 r1:t0, lane_id.x\n+MOV.i32 t1, lane_id.y\n}\n\n"
-                  "clause_1:\nds(0u) eos \n{\n*NOP t0\n+MOV.i32 r2:t1, u3.w1\n}\n\n");
+  EXPECT_EQ(text, "clause_0:\nds(0) nbb ncph \n{\n*MOV.i32 r1:t0, lane_id.x\n+MOV.i32 t1, lane_id.y\n}\n\n"
+                  "clause_1:\nds(0) eos \n{\n*NOP t0\n+MOV.i32 r2:t1, u3.w1\n}\n\n");
 }
 
 } // namespace
