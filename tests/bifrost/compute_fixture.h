@@ -147,4 +147,30 @@ inline std::string store_at(unsigned u, unsigned sr) {
          " ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\ntuple ; *NOP ; +STORE.i32 src0=7 src1=3 seg=1";
 }
 
+// The vector-add kernel out[i] = in[i] + in2[i] over 7 workgroups of 16 threads (global id preloaded in r60):
+// address arithmetic in one clause, two global loads, then the add and the store. Callers write the inputs.
+inline Dispatch vector_add_dispatch() {
+  Dispatch d;
+  d.local[0] = 16;
+  d.groups[0] = 7;
+  d.preload = kPreloadGlobalX;
+  d.push = {kIn, kIn2, kOut};
+  d.clauses = {R"(
+header flow=3
+tuple p0=r60 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +NOP ; fma->r0
+tuple fau=u0 ; *NOP ; +IADD.s32 src0=6 src1=4 ; add->r1
+tuple p0=r0 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r2
+tuple p0=r0 fau=u2 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3
+const 0x2
+)",
+               "header flow=3 sr=10 msg=5\ntuple p0=r1 fau=u0 ; *NOP ; +LOAD.i32 src0=0 src1=5 seg=1",
+               "header flow=3 sr=11 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +LOAD.i32 src0=0 src1=5 seg=1", R"(
+header sr=12 msg=6
+tuple p0=r10 p1=r11 ; *FADD.f32 src0=0 src1=1 ; +NOP ; fma->r12
+tuple ; *NOP ; +NOP
+tuple p0=r3 fau=u0 ; *NOP ; +STORE.i32 src0=0 src1=5 seg=1
+)"};
+  return d;
+}
+
 } // namespace computejob

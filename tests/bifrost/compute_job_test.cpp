@@ -22,26 +22,7 @@ TEST_P(ComputeJobs, VectorAdd) {
     put32(kOut + 4 * i, 0xdeadbeef);
   }
   put32(kOut + 4 * n, 0xdeadbeef);
-  Dispatch d;
-  d.local[0] = 16;
-  d.groups[0] = 7;
-  d.preload = kPreloadGlobalX;
-  d.push = {kIn, kIn2, kOut};
-  d.clauses = {R"(
-header flow=3
-tuple p0=r60 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +NOP ; fma->r0
-tuple fau=u0 ; *NOP ; +IADD.s32 src0=6 src1=4 ; add->r1
-tuple p0=r0 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r2
-tuple p0=r0 fau=u2 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3
-const 0x2
-)",
-               "header flow=3 sr=10 msg=5\ntuple p0=r1 fau=u0 ; *NOP ; +LOAD.i32 src0=0 src1=5 seg=1",
-               "header flow=3 sr=11 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +LOAD.i32 src0=0 src1=5 seg=1", R"(
-header sr=12 msg=6
-tuple p0=r10 p1=r11 ; *FADD.f32 src0=0 src1=1 ; +NOP ; fma->r12
-tuple ; *NOP ; +NOP
-tuple p0=r3 fau=u0 ; *NOP ; +STORE.i32 src0=0 src1=5 seg=1
-)"};
+  Dispatch d = vector_add_dispatch();
   run(d);
   EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
   EXPECT_EQ(get32(kJob), exc::DONE);
