@@ -109,6 +109,9 @@ Core::Core(MemoryPort& memory, const Config& cfg, CoreHooks* h)
     : config(cfg), hooks(h), mem(memory), monitors_active_(&no_monitors) {
   // User-level tests run FP code at EL1 without an OS to enable it.
   if (!config.system) sys.cpacr = 3u << 20;
+  // Every entry says "word 0 decodes to decode(0)", which is true, so no entry needs a valid bit.
+  const uint64_t zero = static_cast<uint32_t>(a64::decode(0));
+  for (auto& m : decode_memo_) m = zero;
   update_cached();
 }
 
@@ -196,6 +199,7 @@ TranslationRegs Core::translation_regs() const {
 void Core::flush_tlb() {
   for (auto& bank : tlb_)
     for (auto& e : bank) e = TlbEntry{};
+  fetch_page_ = ~0ull;
 }
 
 // ---------------------------------------------------------------------------------------- exceptions
@@ -478,6 +482,9 @@ bool Core::fetch(uint32_t& insn) {
   }
   if (e->host) {
     std::memcpy(&insn, e->host + (PC & 0xfff), 4);
+    fetch_page_ = PC & ~0xfffull;
+    fetch_el_ = el_;
+    fetch_host_ = e->host;
     return true;
   }
   uint64_t v;
@@ -538,10 +545,14 @@ RunResult Core::run(uint64_t budget) {
     }
     block_start = false;
     uint32_t insn;
-    if (!fetch(insn)) goto fault;
+    // The page-and-alignment compare fails for a misaligned PC, which fetch() then faults.
+    if ((PC & ~0xffcull) == fetch_page_ && el_ == fetch_el_)
+      std::memcpy(&insn, fetch_host_ + (PC & 0xfff), 4);
+    else if (!fetch(insn))
+      goto fault;
     {
       cur_insn = insn;
-      int id = a64::decode(insn);
+      int id = decode_cached(insn);
       if (id < 0) {
         exception_syndrome = insn;
         raise(Exception::Undefined);
@@ -698,9 +709,9 @@ void Core::icache_invalidate_va(uint64_t va) {
   if (!jit_) return;
   Translation t = walk(va, Access::Read, el_);
   if (t.ok)
-    note_store(t.pa & ~0xfffull);
+    jit_->icache_invalidate_page(*this, t.pa & ~0xfffull);
   else
-    jit_->invalidate_all(); // e.g. execute-only at EL0: the page is not known, so drop everything
+    jit_->icache_invalidate(*this); // e.g. execute-only at EL0: the page is not known, so check them all
 }
 
 void CoreGroup::store_to(Core& from, uint64_t pa, uint64_t size) {

@@ -252,11 +252,11 @@ public:
   void set_daif(uint32_t d) { daif_ = d & 0x3c0; }
   void set_sp_el0(uint64_t v);
   uint64_t get_sp_el0() const;
-  // IC IALLU/IALLUIS and debugger writes: the JIT tier drops its translations.
+  // IC IALLU/IALLUIS and debugger writes: the JIT tier drops the translations that are out of date.
   void icache_invalidate() {
-    if (jit_) jit_->invalidate_all();
+    if (jit_) jit_->icache_invalidate(*this);
   }
-  // IC IVAU: drops the translations of the page `va` maps to (current EL1 view; nothing if unmapped).
+  // IC IVAU: the same for the page `va` maps to (all pages if the walk does not find it).
   void icache_invalidate_va(uint64_t va);
 
   // ---- Execution engine (see a64_jit.h). Interp by default; cores of a group share one JitEngine.
@@ -298,6 +298,24 @@ private:
   bool in_block_ = false;           // a translated block is running (JitEngine::try_run)
   uint64_t block_base_retired_ = 0; // retired when it started
   uint64_t block_va_ = 0;           // its first instruction
+
+  // The page of the last instruction fetch that hit RAM: while PC stays on it at the same EL, the next
+  // fetch reads the host page directly. A TLB entry is only ever replaced by another valid translation,
+  // so only flush_tlb() (TLBI, SCTLR/TTBR/TCR writes, power-on) and an EL change end its validity.
+  uint64_t fetch_page_ = ~0ull; // VA of the page; ~0 (never equal to an aligned PC's page): none
+  unsigned fetch_el_ = 0;
+  const uint8_t* fetch_host_ = nullptr;
+  // Decoded instruction ids by instruction word (direct-mapped; decode() depends on the word alone, so an
+  // entry never goes stale): the decoder's tree of switches costs more than one probe of this table.
+  static constexpr unsigned kDecodeMemoBits = 12;
+  uint64_t decode_memo_[1u << kDecodeMemoBits]; // word << 32 | id
+  int decode_cached(uint32_t insn) {
+    uint64_t& m = decode_memo_[(insn * 0x9E3779B1u) >> (32 - kDecodeMemoBits)];
+    if (static_cast<uint32_t>(m >> 32) == insn) return static_cast<int32_t>(static_cast<uint32_t>(m));
+    int id = a64::decode(insn);
+    m = uint64_t(insn) << 32 | static_cast<uint32_t>(id);
+    return id;
+  }
 
   void update_cached();
   void take_exception(uint32_t esr, uint64_t far, bool far_valid, uint64_t ret, unsigned offset,

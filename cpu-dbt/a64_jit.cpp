@@ -6,10 +6,13 @@
 #include "aarch64_jit.h"
 #include "cpu-dbt/a64_core.h"
 #include <algorithm>
+#include <array>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <deque>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -84,22 +87,89 @@ bool has_token(const char* list, std::string_view t) {
 }
 
 // System instructions, exception generation and undefined encodings change or consult what the run loop
-// owns (EL, DAIF, translation regime, exception entry, the timers): they stay in the interpreter. So do
-// WFI/WFE/SEV/SEVL and load-exclusives, which the run loop treats specially.
+// owns (EL, DAIF, translation regime, exception entry, the timers): they stay in the interpreter, except
+// the few below (plain_sysreg, dc_zva). So do WFI/WFE/SEV/SEVL, which the run loop treats specially.
+// (Load-exclusives are translated, followed by what the run loop does after them: note_exclusive_load.)
+// What depends on the id alone is worked out once from the metadata.
+enum class Kind : uint8_t { Plain, Branch, Outside, Hint, SysReg, Sys };
+
+std::array<Kind, g::kNumInsns> build_kinds() {
+  std::array<Kind, g::kNumInsns> k{};
+  for (int id = 0; id < g::kNumInsns; ++id) {
+    const auto& i = g::kInsnInfo[id];
+    std::string_view cls(i.cls), name(i.name);
+    if (name == "MRS" || name == "MSR" || name == "MRS_TPIDR" || name == "MSR_TPIDR") {
+      k[id] = Kind::SysReg;
+      continue;
+    }
+    if (name == "SYS") {
+      k[id] = Kind::Sys;
+      continue;
+    }
+    k[id] = i.is_branch ? Kind::Branch : Kind::Plain;
+    if (cls.substr(0, 4) == "sys_" && cls != "sys_nop") k[id] = Kind::Outside;
+    for (const char* h : {"raise_exception", "sysreg_read", "sysreg_write", "undefined"})
+      if (has_token(i.helpers, h)) k[id] = Kind::Outside;
+    if (k[id] != Kind::Outside && (insn_flags(id) & kFlagHint)) k[id] = Kind::Hint;
+  }
+  return k;
+}
+
+const std::array<Kind, g::kNumInsns>& kinds() {
+  static const std::array<Kind, g::kNumInsns> k = build_kinds();
+  return k;
+}
+
+// op0:op1:CRn:CRm:op2 as bits 20:5 of MRS/MSR/SYS hold them.
+constexpr uint32_t sys_enc(unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2) {
+  return op0 << 14 | op1 << 11 | crn << 7 | crm << 3 | op2;
+}
+
+// Registers whose MRS/MSR only move a value between a general-purpose register and the core: nothing the
+// run loop, the TLB or translated code keeps depends on them, and their helpers raise what the access
+// rules ask for (precisely, as any helper in a block). They are frequent: the kernel keeps the current
+// task in SP_EL0 and the per-CPU offset in TPIDR_EL1, user code its thread pointer in TPIDR_EL0.
+bool plain_sysreg(uint32_t insn) {
+  const bool read = insn >> 21 & 1;
+  switch ((insn >> 5) & 0xffff) {
+  case sys_enc(3, 0, 4, 1, 0):  // SP_EL0
+  case sys_enc(3, 0, 13, 0, 4): // TPIDR_EL1
+  case sys_enc(3, 3, 13, 0, 2): // TPIDR_EL0
+  case sys_enc(3, 3, 13, 0, 3): // TPIDRRO_EL0
+    return true;
+  case sys_enc(3, 3, 4, 2, 1): // DAIF: reads only (a write may unmask a pending interrupt)
+  case sys_enc(3, 0, 4, 2, 2): // CurrentEL
+    return read;
+  default:
+    return false;
+  }
+}
+
+// DC ZVA zeroes a block through the data TLB like a store (clear_page, memset); a store to translated code
+// sets the attention flag as any store does.
+bool dc_zva(uint32_t insn) {
+  return ((insn >> 5) & 0xffff) == sys_enc(1, 3, 7, 4, 1);
+}
+
 Role role_of(int id, uint32_t insn) {
   if (id < 0) return Role::Outside;
-  const auto& i = g::kInsnInfo[id];
-  std::string_view cls(i.cls);
-  if (cls.substr(0, 4) == "sys_" && cls != "sys_nop") return Role::Outside;
-  for (const char* h : {"raise_exception", "sysreg_read", "sysreg_write", "undefined"})
-    if (has_token(i.helpers, h)) return Role::Outside;
-  uint8_t f = insn_flags(id);
-  if (f & kFlagExclLoad) return Role::Outside;
-  if (f & kFlagHint) {
+  switch (kinds()[id]) {
+  case Kind::Plain:
+    return Role::Body;
+  case Kind::Branch:
+    return Role::Last;
+  case Kind::Hint: {
     unsigned op = (insn >> 5) & 0x7f;
-    if (op >= 2 && op <= 5) return Role::Outside;
+    return op >= 2 && op <= 5 ? Role::Outside : Role::Body;
   }
-  return i.is_branch ? Role::Last : Role::Body;
+  case Kind::SysReg:
+    return plain_sysreg(insn) ? Role::Body : Role::Outside;
+  case Kind::Sys:
+    return dc_zva(insn) ? Role::Body : Role::Outside;
+  case Kind::Outside:
+    break;
+  }
+  return Role::Outside;
 }
 
 struct Key {
@@ -168,6 +238,9 @@ struct JitEngine::Impl {
     uint64_t gen = 0;
     std::vector<Key> keys; // blocks and requests on this page
     bool code = false;     // translated (or being translated): stores to it must take the slow path
+    // The page's bytes before its first block was read (RAM pages only): what IC instructions compare with
+    // to tell whether a writer outside the CPU changed it since.
+    std::vector<uint8_t> source;
   };
   std::unordered_map<uint64_t, Page> pages; // code pages (physical)
   // Direct-mapped cache of block starts and their blocks (nullptr: none yet).
@@ -183,7 +256,11 @@ struct JitEngine::Impl {
   static size_t cache_index(uint64_t va) { return ((va >> 2) ^ (va >> 16) ^ (va >> 40)) & (kCache - 1); }
   // How often each block start ran interpreted, in a table of its own so that a start whose cache entry
   // another start keeps replacing still gets hot (a shared counter only makes a start hot sooner).
+  // The top bit of an entry says that a block (or a "nothing to translate" marker) was made for a start
+  // with this index: while it is clear, lookup knows the start is cold without probing the block cache,
+  // which is what most interpreted block starts are. It is never cleared (a stale bit only costs a probe).
   static constexpr size_t kHeat = 65536;
+  static constexpr uint16_t kHasBlock = 0x8000, kHeatCount = 0x7fff;
   std::vector<uint16_t> heat = std::vector<uint16_t>(kHeat);
   static size_t heat_index(uint64_t va, unsigned el) {
     return ((va >> 2) ^ (va >> 18) ^ (va >> 41) ^ el) & (kHeat - 1);
@@ -225,6 +302,12 @@ struct JitEngine::Impl {
   bool stopping = false;
 
   const bool dump_ir = std::getenv("VPLAT_JIT_DUMP") != nullptr; // VPLAT_JIT_DUMP: print each block's IR
+  // VPLAT_JIT_HOT=N (1..32767): the hotness threshold instead of kHotThreshold, for tuning.
+  const unsigned hot_threshold = [] {
+    const char* v = std::getenv("VPLAT_JIT_HOT");
+    unsigned long n = v ? std::strtoul(v, nullptr, 10) : 0;
+    return n >= 1 && n <= kHeatCount ? static_cast<unsigned>(n) : JitEngine::kHotThreshold;
+  }();
 
   explicit Impl(bool synchronous) : sync(synchronous) {
     static std::once_flag init;
@@ -272,6 +355,13 @@ struct JitEngine::Impl {
   // kFaulted when the next one raised an exception.
   // One module for a batch of blocks: the code generator's set-up cost is paid once per module.
   std::vector<Result> compile(std::vector<Request>&& reqs) {
+    // CPU time of this thread: the compile thread shares the host with the guest's.
+    auto now = [] {
+      timespec ts{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+      return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+    };
+    const uint64_t t0 = now();
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto mod = std::make_unique<llvm::Module>("blocks", *ctx);
     mod->setDataLayout(jit->getDataLayout());
@@ -280,29 +370,46 @@ struct JitEngine::Impl {
       names.push_back("blk" + std::to_string(req.key.va) + "_" + std::to_string(next_name_atomic()));
       build_function(*ctx, *mod, req, names.back());
     }
+    const uint64_t t1 = now();
     optimize(*mod);
+    const uint64_t t2 = now();
     if (dump_ir) mod->print(llvm::errs(), nullptr);
     auto rt = jit->getMainJITDylib().createResourceTracker();
     if (auto err = jit->addIRModule(rt, llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
       std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(std::move(err)).c_str());
       std::abort();
     }
+    // One lookup for the whole module: each lookup is a round trip through the execution session.
+    llvm::orc::SymbolLookupSet wanted;
+    std::vector<llvm::orc::SymbolStringPtr> symbols;
+    for (const std::string& n : names) {
+      symbols.push_back(jit->mangleAndIntern(n));
+      wanted.add(symbols.back());
+    }
+    auto found = jit->getExecutionSession().lookup(
+        llvm::orc::makeJITDylibSearchOrder(&jit->getMainJITDylib()), std::move(wanted));
+    if (!found) {
+      std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(found.takeError()).c_str());
+      std::abort();
+    }
     auto code = std::make_shared<Chunk>(std::move(rt), &graveyard);
     std::vector<Result> out;
     for (size_t i = 0; i < reqs.size(); ++i) {
-      auto sym = jit->lookup(names[i]);
-      if (!sym) {
-        std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(sym.takeError()).c_str());
-        std::abort();
-      }
       Result r;
-      r.fn = sym->toPtr<BlockFn>();
+      r.fn = llvm::jitTargetAddressToPointer<BlockFn>((*found)[symbols[i]].getAddress());
       r.code = code;
       r.req = std::move(reqs[i]);
       out.push_back(std::move(r));
     }
+    const uint64_t t3 = now();
+    time_ir += t1 - t0;
+    time_opt += t2 - t1;
+    time_codegen += t3 - t2;
+    ++modules;
     return out;
   }
+  // Where compile time goes (VPLAT_JIT_STATS): IR emission, the pass pipeline, code generation and linking.
+  std::atomic<uint64_t> time_ir{0}, time_opt{0}, time_codegen{0}, modules{0};
 
   Result compile(Request&& req) {
     std::vector<Request> one;
@@ -404,6 +511,9 @@ struct JitEngine::Impl {
         c.call_helper(reinterpret_cast<void*>(g::kExec[id]), vplat::adljit::Ctx::Ret::Void, true,
                       {c.k64(insn)}, true);
       }
+      if (flags & kFlagExclLoad)
+        c.call_helper(reinterpret_cast<void*>(&note_exclusive_load), vplat::adljit::Ctx::Ret::Void, true, {},
+                      false);
       if (unpriv)
         b.CreateStore(b.getInt32(req.key.el),
                       b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
@@ -516,6 +626,14 @@ struct JitEngine::Impl {
   }
 
   static void raise_sp_alignment(g::State& s) { core_of(s).raise(Exception::SpAlignment); }
+  // After a load-exclusive, as the run loop does after one: the global monitor records the physical
+  // address (the load has just filled the TLB entry) and stores start checking the monitors.
+  static void note_exclusive_load(g::State& s) {
+    Core& c = core_of(s);
+    const Core::TlbEntry& e = c.tlb_[c.el()][(c.EXCL_ADDR >> 12) & (Core::kTlbSize - 1)];
+    c.excl_pa = e.read == (c.EXCL_ADDR & ~0xfffull) ? e.pa | (c.EXCL_ADDR & 0xfff) : c.EXCL_ADDR;
+    if (c.group) *c.monitors_active_ = true;
+  }
 
   std::atomic<uint64_t> name_counter{0};
   std::atomic<uint64_t> stats_fallback{0};
@@ -536,6 +654,14 @@ struct JitEngine::Impl {
       pb.registerFunctionAnalyses(fam);
       pb.registerLoopAnalyses(lam);
       pb.crossRegisterProxies(lam, fam, cgam, mam);
+      // VPLAT_JIT_PASSES: another function pipeline in opt's syntax ("sroa,early-cse,..."), for tuning.
+      if (const char* text = std::getenv("VPLAT_JIT_PASSES")) {
+        if (auto err = pb.parsePassPipeline(fpm, text)) {
+          std::fprintf(stderr, "vplat: VPLAT_JIT_PASSES: %s\n", llvm::toString(std::move(err)).c_str());
+          std::exit(2);
+        }
+        return;
+      }
       // What partially evaluated emitter output needs: allocas to registers, folding of what the constant
       // fields left, one CFG cleanup, and removal of state stores that a later instruction overwrites.
       fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
@@ -646,7 +772,10 @@ struct JitEngine::Impl {
     return raw;
   }
 
-  void set_entry(const Key& k, Block* b) { cache[cache_index(k.va)] = Entry{k.va, k.pa, k.el, cache_gen, b}; }
+  void set_entry(const Key& k, Block* b) {
+    cache[cache_index(k.va)] = Entry{k.va, k.pa, k.el, cache_gen, b};
+    heat[heat_index(k.va, k.el)] |= kHasBlock;
+  }
 
   void drop_page(uint64_t pa_page) {
     auto p = pages.find(pa_page);
@@ -680,9 +809,24 @@ struct JitEngine::Impl {
     graveyard.clear();
   }
 
+  // Taken before any block of the page is read, so that a concurrent write by a device is either in the
+  // copy or makes the copy differ from memory at the next IC instruction.
+  void snapshot(Core& c, uint64_t pa_page) {
+    Page& p = pages[pa_page];
+    if (!p.source.empty()) return;
+    if (const uint8_t* h = c.mem.ram_pointer(pa_page)) p.source.assign(h, h + 0x1000);
+  }
+
+  // Whether the page still holds the bytes its translations were made from (unknown: no).
+  bool unchanged(Core& c, uint64_t pa_page, const Page& p) const {
+    const uint8_t* h = c.mem.ram_pointer(pa_page);
+    return h && p.source.size() == 0x1000 && std::memcmp(h, p.source.data(), 0x1000) == 0;
+  }
+
   void submit(Core& c, const Key& key, const Core::TlbEntry& e, unsigned max_len, bool now, Block** out) {
-    Request r = form(c, key, e, max_len);
     uint64_t page = key.pa & ~0xfffull;
+    snapshot(c, page);
+    Request r = form(c, key, e, max_len);
     if (r.words.empty()) {
       // Nothing to translate here: remember it, so the run loop stops asking.
       auto blk = std::make_unique<Block>();
@@ -757,6 +901,11 @@ JitEngine::~JitEngine() {
         static_cast<unsigned long long>(s.invalidated_pages), static_cast<unsigned long long>(s.flushes),
         static_cast<unsigned long long>(s.fallback_insns),
         static_cast<unsigned long long>(s.insns_interpreted));
+    std::fprintf(
+        stderr,
+        "jit: %llu modules; compile thread CPU time: IR %.2f s, passes %.2f s, code generation %.2f s\n",
+        static_cast<unsigned long long>(impl_->modules.load()), impl_->time_ir.load() * 1e-9,
+        impl_->time_opt.load() * 1e-9, impl_->time_codegen.load() * 1e-9);
   }
 }
 
@@ -785,6 +934,15 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
   if (e.fetch != (pc & ~0xfffull)) return nullptr; // the interpreter's fetch fills the TLB (or faults)
   if (!e.host && c.config.system) return nullptr;  // code outside RAM is interpreted
   const uint64_t pa = e.pa | (pc & 0xfff);
+  uint16_t& h = heat[heat_index(pc, el)];
+  if (!(h & kHasBlock) && !sync) {
+    if (count && (++h & kHeatCount) >= hot_threshold) {
+      h &= kHasBlock;
+      const Key key{pc, pa, el};
+      if (!pending.count(key)) submit(c, key, e, kMaxBlockInsns, false, nullptr);
+    }
+    return nullptr;
+  }
   Entry& en = cache[cache_index(pc)];
   if (en.gen != cache_gen || en.va != pc || en.pa != pa || en.el != el) {
     const Key key{pc, pa, el};
@@ -798,9 +956,8 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
     submit(c, key, e, kMaxBlockInsns, true, &b);
     return b;
   }
-  uint16_t& h = heat[heat_index(pc, el)];
-  if (++h >= kHotThreshold) {
-    h = 0;
+  if ((++h & kHeatCount) >= hot_threshold) {
+    h &= kHasBlock;
     if (!pending.count(key)) submit(c, key, e, kMaxBlockInsns, false, nullptr);
   }
   return nullptr;
@@ -860,9 +1017,19 @@ void JitEngine::code_written(Core& writer, uint64_t pa_page) {
   writer.jit_notify();
 }
 
-void JitEngine::invalidate_all() {
-  impl_->drop_all();
-  for (Core* c : impl_->cores) c->jit_notify();
+void JitEngine::icache_invalidate(Core& core) {
+  auto& im = *impl_;
+  std::vector<uint64_t> stale;
+  for (const auto& [pa, p] : im.pages)
+    if (p.code && !im.unchanged(core, pa, p)) stale.push_back(pa);
+  for (uint64_t pa : stale) code_written(core, pa);
+}
+
+void JitEngine::icache_invalidate_page(Core& core, uint64_t pa_page) {
+  auto& im = *impl_;
+  auto it = im.pages.find(pa_page);
+  if (it != im.pages.end() && it->second.code && !im.unchanged(core, pa_page, it->second))
+    code_written(core, pa_page);
 }
 
 const JitStats& JitEngine::stats() const {

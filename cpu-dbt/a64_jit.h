@@ -2,12 +2,13 @@
 // IR emitters adlc generates (generator/emit_llvm.cpp) - the same ADL semantics the interpreter runs.
 //
 // A block starts at a guest PC and ends after a branch, before an instruction the interpreter must run
-// (system instructions, exception generation, WFI/WFE/SEV/SEVL, load-exclusives, unallocated encodings), at
-// the next kRegionBytes-aligned address (at most kMaxBlockInsns instructions). Blocks are keyed by (virtual
-// PC, physical address, EL): the core finds the physical address of PC through its fetch TLB, so a block is
-// only entered where the interpreter could fetch its first instruction, and a change of mapping needs no
-// flush. A guest store to a page holding translated code (the TLB write fast path misses such pages)
-// or an IC instruction drops the translations of that page.
+// (system instructions other than MRS/MSR of a few plain registers and DC ZVA, exception generation,
+// WFI/WFE/SEV/SEVL, unallocated encodings), at the next kRegionBytes-aligned address (at most kMaxBlockInsns
+// instructions). Blocks are keyed by (virtual PC, physical address, EL): the core finds the physical address
+// of PC through its fetch TLB, so a block is only entered where the interpreter could fetch its first
+// instruction, and a change of mapping needs no flush. A guest store to a page holding translated code (the
+// TLB write fast path misses such pages) drops the translations of that page; an IC instruction drops those
+// of the pages whose bytes changed without a store by a core (device DMA, the debugger).
 //
 // Determinism: a block stops where the run loop's budget ends (inside the block if need be), retires
 // exactly the instructions the interpreter would, and returns to the run loop (where interrupts are checked)
@@ -63,8 +64,12 @@ public:
   bool is_code_page(uint64_t pa_page) const;
   // A store by `writer` reached a code page: drops its translations and makes the running block return.
   void code_written(Core& writer, uint64_t pa_page);
-  // IC IALLU and friends, debugger writes: drop every translation.
-  void invalidate_all();
+  // IC IALLU/IALLUIS, IC IVAU, debugger writes. CPU stores already drop the translations of the pages they
+  // reach, so only writers outside the CPU (device DMA, the debugger, the loader) can leave a translation
+  // stale: these drop the translations of the code pages (all, or the one at `pa_page`) whose bytes differ
+  // from what they were when translated, and keep the rest.
+  void icache_invalidate(Core& core);
+  void icache_invalidate_page(Core& core, uint64_t pa_page);
 
   const JitStats& stats() const;
 

@@ -1095,8 +1095,10 @@ void sys_op(Core& c, uint64_t insn) {
   if (f.op1 == 0 && f.crn == 7) {
     if (el0) return c.raise_undefined();
     if (f.crm == 1 && f.op2 == 0) { // IC IALLUIS
+      // Cores of a group share one translation cache: checking it once covers them all.
       if (c.group)
-        for (Core* o : c.group->cores()) o->icache_invalidate();
+        for (Core* o : c.group->cores())
+          if (o != &c && o->jit() != c.jit()) o->icache_invalidate();
       return c.icache_invalidate();
     }
     if (f.crm == 5 && f.op2 == 0) return c.icache_invalidate(); // IC IALLU

@@ -3,9 +3,9 @@
 // engine retires the same instructions for the same budgets. Expected values are worked out by hand from
 // the programs (programs/jit_*.s); the engines are also compared with one another step by step.
 #include "cpu-dbt/a64_core.h"
-#include <gtest/gtest.h>
 #include <cstring>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -138,6 +138,38 @@ TEST(Jit, SelfModifyingCodeRunsTheNewInstructions) {
       ASSERT_NE(m.core.jit(), nullptr);
       EXPECT_GT(m.core.jit()->stats().insns_in_blocks, 0u);
       EXPECT_GT(m.core.jit()->stats().invalidated_pages, 0u);
+    }
+  }
+}
+
+TEST(Jit, IcInvalidateDropsOnlyChangedCode) {
+  constexpr uint32_t kMovX0_2 = 0xd2800040; // movz x0, #2
+  for (Engine e : {Engine::Interp, Engine::Jit, Engine::Auto}) {
+    SCOPED_TRACE(engine_name(e));
+    Machine m(e);
+    m.start("jit_ic");
+    RunResult r = m.core.run(100000);
+    ASSERT_EQ(r.exit, Exit::Idle);
+    EXPECT_EQ(m.core.X[8], 1u);
+    // `patched` starts the program's last page with "movz x0, #1".
+    uint64_t patched = kLoad + 0x1000;
+    while (patched < kLoad + 0x10000 && m.mem.r32(patched) != 0xd2800020u) patched += 0x1000;
+    ASSERT_EQ(m.mem.r32(patched), 0xd2800020u);
+    std::memcpy(&m.mem.ram[patched], &kMovX0_2, 4);
+    r = m.core.run(100000);
+    ASSERT_EQ(r.exit, Exit::Idle);
+    EXPECT_EQ(m.core.X[9], 2u);
+    const uint64_t dropped = e == Engine::Interp ? 0 : m.core.jit()->stats().invalidated_pages;
+    if (e == Engine::Jit) {
+      EXPECT_EQ(dropped, 1u); // `patched`'s page, not the program's
+    }
+    r = m.core.run(100000);
+    ASSERT_EQ(r.exit, Exit::Off);
+    EXPECT_EQ(m.core.X[10], 2u);
+    EXPECT_EQ(m.records(), 0u);
+    if (e != Engine::Interp) {
+      EXPECT_EQ(m.core.jit()->stats().invalidated_pages, dropped); // nothing changed before the second IC
+      EXPECT_EQ(m.core.jit()->stats().flushes, 0u);
     }
   }
 }
