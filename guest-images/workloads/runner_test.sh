@@ -73,6 +73,23 @@ expect_row '^2 workloads: 1 PASS, 1 FAIL, 0 SKIP'
 ! grep -q '^glesonly' <<<"$out" || fail "the OpenCL run lists glesonly, which has no OpenCL version:
 $out"
 
+# --only keeps just the named workloads of the list; a name the list does not have is an error.
+printf 'good\nwrong\nskip\n' >"$work/suite.txt"
+set +e
+out=$("$runner" --host --only good,skip --bin-dir "$work/bin" --suite "$work/suite.txt" "$work/build" 2>&1)
+rc=$?
+set -e
+[ $rc = 0 ] || fail "--only good,skip: exit $rc, expected 0"
+expect_row '^2 workloads: 1 PASS, 0 FAIL, 1 SKIP'
+! grep -q '^wrong' <<<"$out" || fail "--only good,skip ran wrong:
+$out"
+set +e
+out=$("$runner" --host --only good,nosuch --bin-dir "$work/bin" --suite "$work/suite.txt" "$work/build" 2>&1)
+rc=$?
+set -e
+[ $rc = 2 ] || fail "--only with an unknown name: exit $rc, expected 2"
+expect_row 'nosuch is not in the list'
+
 if [ $fails != 0 ]; then
   echo "runner_test: $fails failures"
   exit 1
