@@ -323,10 +323,10 @@ gpu_disk_args() {
 }
 
 # apt_closure NAME:arm64...: the run-time closure of the packages (Depends and Pre-Depends; no Recommends) from
-# apt's own resolver, as name:arch specs in CLOSURE_SPECS, sorted. How the resolver
-# names a package depends on apt's native architecture: in the host's tree (amd64) an arm64 package is
-# name:arm64 and an Architecture: all one has no suffix; in a private tree (arm64) neither has one. So the
-# architecture is taken from each package's own stanza. Requires apt_setup.
+# apt's own resolver, as sorted name:arch specs in CLOSURE_SPECS. How the resolver names a package depends on
+# apt's native architecture: in the host's tree (amd64) an arm64 package is name:arm64 and an Architecture: all
+# one has no suffix; in a private tree (arm64) neither has one. So the architecture is taken from each
+# package's own stanza. Requires apt_setup.
 apt_closure() {
   local names p arch
   mapfile -t names < <("${APT_CACHE[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts \
@@ -336,19 +336,16 @@ apt_closure() {
   while read -r p arch; do arch_of[$p]=$arch; done < <(
     "${APT_CACHE[@]}" show --no-all-versions "${names[@]}" 2>/dev/null |
     awk '$1 == "Package:" { p = $2 } $1 == "Architecture:" { print p, $2 }')
-  CLOSURE_SPECS=()
-  declare -A seen=()
+  local specs=()
   for p in "${names[@]%:arm64}"; do
-    [ -z "${seen[$p]:-}" ] || continue
-    seen[$p]=1
     arch=${arch_of[$p]:-}
     case $arch in
-      arm64|all) CLOSURE_SPECS+=("$p:$arch") ;;
+      arm64|all) specs+=("$p:$arch") ;;
       '') die "apt has no stanza for $p, which the closure of $* needs" ;;
       *) die "the closure of $* reaches $p for $arch, not arm64" ;;
     esac
   done
-  mapfile -t CLOSURE_SPECS < <(printf '%s\n' "${CLOSURE_SPECS[@]}" | LC_ALL=C sort)
+  mapfile -t CLOSURE_SPECS < <(printf '%s\n' "${specs[@]}" | LC_ALL=C sort -u)
 }
 
 # unpack_debs TREE NAME:ARCH...: fetches each package and unpacks its files into TREE (no maintainer scripts
