@@ -10,6 +10,7 @@
 # Options: --api cl runs the OpenCL versions (wlcl-NAME; on the host through the OpenCL ICD loader, e.g. PoCL;
 # in the guest through Mesa's Rusticl, which needs an image with mesa-opencl-icd: build-gpu-trixie.sh) of the
 # workloads that have one. --bin-dir DIR and --suite FILE replace the workload directory and list (tests use them).
+# --only NAME[,NAME...] runs just those workloads of the list (in the guest too, with the guest list's arguments).
 # --shader-diff (guest): the guest runs with BIFROST_MESA_DEBUG=shaders, vplat dumps every shader the GPU ran
 # (--dump-shaders), and bench/shader-diff.py compares the two disassemblies after the table.
 # Environment: GPU_SUITE_IMAGE_DIR (guest image, default BUILD_DIR/guest-gpu: make image-gpu), GPU_SUITE_TIMEOUT
@@ -21,7 +22,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 die() { printf 'gpu-suite: %s\n' "$*" >&2; exit 2; }
 
-mode=guest quick='' build='' bindir='' suite='' api=gles model_args=() shader_diff=0
+mode=guest quick='' build='' bindir='' suite='' only='' api=gles model_args=() shader_diff=0
 while [ $# -gt 0 ]; do
   case $1 in
     --host) mode=host ;;
@@ -29,8 +30,9 @@ while [ $# -gt 0 ]; do
     --api) api=${2:?}; shift; [ "$api" = gles ] || [ "$api" = cl ] || die "--api gles|cl" ;;
     --bin-dir) bindir=${2:?}; shift ;;
     --suite) suite=${2:?}; shift ;;
+    --only) only=${2:?}; shift; [[ $only =~ ^[a-z0-9_]+(,[a-z0-9_]+)*$ ]] || die "--only NAME[,NAME...]" ;;
     --shader-diff) shader_diff=1 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     -*) die "unknown option '$1'" ;;
     *) [ -z "$build" ] || die "more than one BUILD_DIR"; build=$1 ;;
   esac
@@ -55,6 +57,14 @@ if [ "$api" = cl ]; then
     fi
   done <"$suite" >"$cl_suite"
   suite=$cl_suite
+fi
+if [ -n "$only" ]; then
+  only_suite=$build/gpu-suite-only.txt
+  awk -v only="$only" 'BEGIN { n = split(only, w, ","); for (i = 1; i <= n; i++) want[w[i]] = 1 }
+                       $1 in want { print; found[$1] = 1 }
+                       END { for (x in want) if (!(x in found)) { print "gpu-suite: " x " is not in the list" > "/dev/stderr"; exit 2 } }' \
+    "$suite" >"$only_suite" || exit 2
+  suite=$only_suite
 fi
 
 if [ "$mode" = host ]; then
@@ -85,6 +95,10 @@ else
   console_log=$build/gpu-suite-$mode-$api${quick:+-quick}.console.log
   model_args=(--stats "$stats" --console-log "$console_log")
   guest_cmd="vplat-gpu-suite --api $api $quick"
+  if [ -n "$only" ]; then
+    # The guest's own list carries the guest arguments (fault: --expect-fault); keep its lines for these names.
+    guest_cmd="grep -E '^(${only//,/|})( |\$)' /usr/lib/vplat-workloads/suite.txt >/tmp/vplat-suite.txt && $guest_cmd --suite /tmp/vplat-suite.txt"
+  fi
   if [ "$shader_diff" = 1 ]; then
     shaders=$build/gpu-suite-$mode-$api${quick:+-quick}.shaders
     rm -rf "$shaders"

@@ -52,10 +52,7 @@ printf 'vplat disk image, suite %s, kernel %s, built %s\n' "$SUITE" "$krel" "$(d
   >"$tree/etc/vplat-disk-id"
 
 # Files are owned by whoever runs this (root on the build machines); mke2fs copies ownership.
-rm -f "$OUTDIR/disk.img.tmp"
-mke2fs -q -F -t ext4 -L vplat-root -E root_owner=0:0 -d "$tree" "$OUTDIR/disk.img.tmp" "${SIZE_MIB}M" ||
-  die "mke2fs failed"
-mv "$OUTDIR/disk.img.tmp" "$OUTDIR/disk.img"
+write_ext4_disk "$tree" vplat-root "$OUTDIR/disk.img"
 {
   echo "disk-image: disk.img ext4 ${SIZE_MIB} MiB, label vplat-root, same busybox + /init + /usr/bin/vplat-disk-marker"
   echo "out disk.img $(stat -c %s "$OUTDIR/disk.img") $(sha256sum <"$OUTDIR/disk.img" | cut -d' ' -f1)"

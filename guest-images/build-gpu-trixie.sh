@@ -20,21 +20,7 @@ repo=$(cd "$here/.." && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
-SIZE_MIB=
-UPDATE=0
-OUTDIR=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --size) [ $# -ge 2 ] || die "--size needs a value"; SIZE_MIB=$2; shift 2 ;;
-    --update) UPDATE=1; shift ;;
-    -h|--help) sed -n '2,15s/^# \{0,1\}//p' "$0"; exit 0 ;;
-    -*) die "unknown option $1 (see --help)" ;;
-    *) [ -z "$OUTDIR" ] || die "only one OUTDIR may be given"; OUTDIR=$1; shift ;;
-  esac
-done
-[ -z "$SIZE_MIB" ] || { [[ $SIZE_MIB =~ ^[0-9]+$ ]] && [ "$SIZE_MIB" -ge 64 ]; } ||
-  die "--size must be a number of MiB >= 64"
-OUTDIR=${OUTDIR:-$repo/build/guest-gpu-trixie}
+gpu_disk_args 15 "$repo/build/guest-gpu-trixie" "$@"
 SUITE=trixie
 need_tools mke2fs dpkg-deb apt-cache aarch64-linux-gnu-gcc readelf
 
@@ -50,25 +36,15 @@ apt_setup "$SUITE" 0
 work=$(mktemp -d "${TMPDIR:-/tmp}/vplat-gpu-trixie.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# The closure from apt's own resolver. In the private trixie tree arm64 is apt's native architecture, so the
-# names come without an architecture; each package's own stanza says whether it is arm64 or all.
-mapfile -t names < <("${APT_CACHE[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts \
-                       --no-breaks --no-replaces --no-enhances "${MESA_PACKAGES[@]/%/:arm64}" |
-                     grep -v '^[ <]' | sed 's/:arm64$//' | LC_ALL=C sort -u)
-[ ${#names[@]} -ge ${#MESA_PACKAGES[@]} ] || die "could not resolve the Mesa/Rusticl package closure"
-mapfile -t specs < <("${APT_CACHE[@]}" show --no-all-versions "${names[@]}" 2>/dev/null |
-                     awk '$1 == "Package:" { p = $2 } $1 == "Architecture:" { print p ":" $2 }' | LC_ALL=C sort -u)
-[ ${#specs[@]} -eq ${#names[@]} ] || die "apt gave ${#specs[@]} stanzas for ${#names[@]} closure packages"
+apt_closure "${MESA_PACKAGES[@]/%/:arm64}"
+specs=("${CLOSURE_SPECS[@]}")
 apt_index "${specs[@]}"
 log "Mesa + Rusticl closure: ${#specs[@]} packages"
 
 tree=$work/rootfs
 make_userland "$tree" "$work"
 install -m 0755 "$here/rootfs/init" "$tree/init"
-for s in "${specs[@]}"; do
-  fetch_deb "$s"
-  dpkg-deb -x "$DEB_PATH" "$tree"
-done
+unpack_debs "$tree" "${specs[@]}"
 # trixie is merged-/usr: its packages put the dynamic loader and libraries only under /usr/lib, and a trixie
 # system reaches them through /lib -> usr/lib. Our userland has a real /lib (for /lib/modules), so link the two
 # names the loader and programs use (PT_INTERP /lib/ld-linux-aarch64.so.1).
@@ -105,15 +81,7 @@ krel=$(awk '$1 == "kernel-release:" { print $2 }' "$OUTDIR/manifest.txt")
 printf 'vplat GPU OpenCL disk, suite %s, Mesa %s (Rusticl), kernel %s\n' "$SUITE" "$mesa_version" "$krel" \
   >"$tree/etc/vplat-disk-id"
 
-# Size: the tree plus a quarter for the file system's own structures and the guest's scratch files.
-if [ -z "$SIZE_MIB" ]; then
-  used=$(du -sm "$tree" | cut -f1)
-  SIZE_MIB=$((used + used / 4 + 32))
-fi
-rm -f "$OUTDIR/disk.img.tmp"
-mke2fs -q -F -t ext4 -L vplat-gpu-cl -E root_owner=0:0 -d "$tree" "$OUTDIR/disk.img.tmp" "${SIZE_MIB}M" ||
-  die "mke2fs failed"
-mv "$OUTDIR/disk.img.tmp" "$OUTDIR/disk.img"
+write_ext4_disk "$tree" vplat-gpu-cl "$OUTDIR/disk.img"
 
 {
   echo "# GPU OpenCL disk (guest-images/build-gpu-trixie.sh)"
@@ -122,7 +90,6 @@ mv "$OUTDIR/disk.img.tmp" "$OUTDIR/disk.img"
   echo "disk-programs: ${programs_note:-none}"
   echo "workload-binaries: $workloads_note (manifest of build-workloads.sh below)"
   sed 's/^/workloads: /' "$work/workloads/manifest.txt"
-  printf 'deb %s\n' "${FETCHED[@]}" | awk '!seen[$0]++'
-  echo "out disk.img $(stat -c %s "$OUTDIR/disk.img") $(sha256sum <"$OUTDIR/disk.img" | cut -d' ' -f1)"
+  manifest_debs_and_disk "$OUTDIR/disk.img"
 } >>"$OUTDIR/manifest.txt"
 log "disk: $OUTDIR/disk.img (${SIZE_MIB} MiB ext4, Mesa $mesa_version with Rusticl); boot with --disk and vplat.root=/dev/vda"

@@ -18,21 +18,7 @@ repo=$(cd "$here/.." && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
-SIZE_MIB=
-UPDATE=0
-OUTDIR=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --size) [ $# -ge 2 ] || die "--size needs a value"; SIZE_MIB=$2; shift 2 ;;
-    --update) UPDATE=1; shift ;;
-    -h|--help) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
-    -*) die "unknown option $1 (see --help)" ;;
-    *) [ -z "$OUTDIR" ] || die "only one OUTDIR may be given"; OUTDIR=$1; shift ;;
-  esac
-done
-[ -z "$SIZE_MIB" ] || { [[ $SIZE_MIB =~ ^[0-9]+$ ]] && [ "$SIZE_MIB" -ge 64 ]; } ||
-  die "--size must be a number of MiB >= 64"
-OUTDIR=${OUTDIR:-$repo/build/guest-gpu}
+gpu_disk_args 13 "$repo/build/guest-gpu" "$@"
 SUITE=bookworm
 need_tools mke2fs dpkg-deb apt-cache aarch64-linux-gnu-gcc readelf
 
@@ -56,14 +42,8 @@ kernel_package
 work=$(mktemp -d "${TMPDIR:-/tmp}/vplat-gpu.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# The closure from apt's own resolver. Lines in <...> are virtual names; a name without :arm64 is an
-# Architecture: all package.
-specs=()
-while IFS= read -r p; do
-  case $p in *:arm64) specs+=("$p") ;; *) specs+=("$p:all") ;; esac
-done < <("${APT_CACHE[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
-           --no-replaces --no-enhances "${MESA_PACKAGES[@]/%/:arm64}" | grep -v '^[ <]' | LC_ALL=C sort -u)
-[ ${#specs[@]} -ge ${#MESA_PACKAGES[@]} ] || die "could not resolve the Mesa package closure"
+apt_closure "${MESA_PACKAGES[@]/%/:arm64}"
+specs=("${CLOSURE_SPECS[@]}")
 dev_specs=()
 for p in "${DEV_PACKAGES[@]}"; do dev_specs+=("$p:arm64"); done
 apt_index "${specs[@]}" "${dev_specs[@]}"
@@ -72,12 +52,7 @@ log "Mesa closure: ${#specs[@]} packages"
 tree=$work/rootfs
 make_userland "$tree" "$work"
 install -m 0755 "$here/rootfs/init" "$tree/init"
-declare -A deb_of=()
-for s in "${specs[@]}"; do
-  fetch_deb "$s"
-  deb_of[$s]=$DEB_PATH
-  dpkg-deb -x "$DEB_PATH" "$tree"
-done
+unpack_debs "$tree" "${specs[@]}"
 mesa_version=$(deb_field "${APT_INFO[libgl1-mesa-dri:arm64]}" Version)
 [ -f "$tree/usr/lib/aarch64-linux-gnu/dri/panfrost_dri.so" ] || die "libgl1-mesa-dri has no dri/panfrost_dri.so"
 [ -e "$tree/lib/ld-linux-aarch64.so.1" ] || die "libc6:arm64 has no /lib/ld-linux-aarch64.so.1"
@@ -86,7 +61,7 @@ mesa_version=$(deb_field "${APT_INFO[libgl1-mesa-dri:arm64]}" Version)
 # (libc6, libegl1, libgles2, libgbm1); the linker finds what those in turn need in the disk tree.
 sysroot=$work/mesa-sysroot
 mkdir -p "$sysroot"
-for s in libc6:arm64 libegl1:arm64 libgles2:arm64 libgbm1:arm64; do dpkg-deb -x "${deb_of[$s]}" "$sysroot"; done
+for s in libc6:arm64 libegl1:arm64 libgles2:arm64 libgbm1:arm64; do dpkg-deb -x "${DEB_OF[$s]}" "$sysroot"; done
 for s in "${dev_specs[@]}"; do
   fetch_deb "$s"
   dpkg-deb -x "$DEB_PATH" "$sysroot"
@@ -121,15 +96,7 @@ suite_note=$(grep -c '^bin ' "$work/workloads/manifest.txt")
 krel=$(awk '$1 == "kernel-release:" { print $2 }' "$OUTDIR/manifest.txt")
 printf 'vplat GPU disk, suite %s, Mesa %s, kernel %s\n' "$SUITE" "$mesa_version" "$krel" >"$tree/etc/vplat-disk-id"
 
-# Size: the tree plus a quarter for the file system's own structures and the guest's scratch files.
-if [ -z "$SIZE_MIB" ]; then
-  used=$(du -sm "$tree" | cut -f1)
-  SIZE_MIB=$((used + used / 4 + 32))
-fi
-rm -f "$OUTDIR/disk.img.tmp"
-mke2fs -q -F -t ext4 -L vplat-gpu -E root_owner=0:0 -d "$tree" "$OUTDIR/disk.img.tmp" "${SIZE_MIB}M" ||
-  die "mke2fs failed"
-mv "$OUTDIR/disk.img.tmp" "$OUTDIR/disk.img"
+write_ext4_disk "$tree" vplat-gpu "$OUTDIR/disk.img"
 
 {
   echo "# GPU disk (guest-images/build-gpu.sh)"
@@ -139,7 +106,6 @@ mv "$OUTDIR/disk.img.tmp" "$OUTDIR/disk.img"
   echo "workloads: ${WORKLOADS_NOTE:-none}"
   echo "suite-binaries: $suite_note (manifest of build-workloads.sh below)"
   sed 's/^/suite: /' "$work/workloads/manifest.txt"
-  printf 'deb %s\n' "${FETCHED[@]}" | awk '!seen[$0]++'
-  echo "out disk.img $(stat -c %s "$OUTDIR/disk.img") $(sha256sum <"$OUTDIR/disk.img" | cut -d' ' -f1)"
+  manifest_debs_and_disk "$OUTDIR/disk.img"
 } >>"$OUTDIR/manifest.txt"
 log "disk: $OUTDIR/disk.img (${SIZE_MIB} MiB ext4, Mesa $mesa_version); boot with --disk and vplat.root=/dev/vda"

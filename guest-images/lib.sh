@@ -300,3 +300,82 @@ build_guest_programs() {
     GUEST_PROGRAMS+="${GUEST_PROGRAMS:+; }$name $(stat -c %s "$out") $(sha256sum <"$out" | cut -d' ' -f1)"
   done
 }
+
+# gpu_disk_args HELP_END DEFAULT_OUTDIR ARG...: the command line of the GPU disk builders (build-gpu.sh,
+# build-gpu-trixie.sh): [--size MiB] [--update] [OUTDIR]; --help prints the script's header comment up to line
+# HELP_END. Sets SIZE_MIB (empty: write_ext4_disk sizes the disk from its tree), UPDATE and OUTDIR.
+gpu_disk_args() {
+  local help_end=$1 default_outdir=$2
+  shift 2
+  SIZE_MIB='' UPDATE=0 OUTDIR=''
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --size) [ $# -ge 2 ] || die "--size needs a value"; SIZE_MIB=$2; shift 2 ;;
+      --update) UPDATE=1; shift ;;
+      -h|--help) sed -n "2,${help_end}s/^# \{0,1\}//p" "$0"; exit 0 ;;
+      -*) die "unknown option $1 (see --help)" ;;
+      *) [ -z "$OUTDIR" ] || die "only one OUTDIR may be given"; OUTDIR=$1; shift ;;
+    esac
+  done
+  [ -z "$SIZE_MIB" ] || { [[ $SIZE_MIB =~ ^[0-9]+$ ]] && [ "$SIZE_MIB" -ge 64 ]; } ||
+    die "--size must be a number of MiB >= 64"
+  OUTDIR=${OUTDIR:-$default_outdir}
+}
+
+# apt_closure NAME:arm64...: the run-time closure of the packages (Depends and Pre-Depends; no Recommends) from
+# apt's own resolver, as sorted name:arch specs in CLOSURE_SPECS. How the resolver names a package depends on
+# apt's native architecture: in the host's tree (amd64) an arm64 package is name:arm64 and an Architecture: all
+# one has no suffix; in a private tree (arm64) neither has one. So the architecture is taken from each
+# package's own stanza. Requires apt_setup.
+apt_closure() {
+  local names p arch
+  mapfile -t names < <("${APT_CACHE[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts \
+                         --no-breaks --no-replaces --no-enhances "$@" | grep -v '^[ <]' | LC_ALL=C sort -u)
+  [ ${#names[@]} -ge $# ] || die "could not resolve the package closure of $*"
+  declare -A arch_of=()
+  while read -r p arch; do arch_of[$p]=$arch; done < <(
+    "${APT_CACHE[@]}" show --no-all-versions "${names[@]}" 2>/dev/null |
+    awk '$1 == "Package:" { p = $2 } $1 == "Architecture:" { print p, $2 }')
+  local specs=()
+  for p in "${names[@]%:arm64}"; do
+    arch=${arch_of[$p]:-}
+    case $arch in
+      arm64|all) specs+=("$p:$arch") ;;
+      '') die "apt has no stanza for $p, which the closure of $* needs" ;;
+      *) die "the closure of $* reaches $p for $arch, not arm64" ;;
+    esac
+  done
+  mapfile -t CLOSURE_SPECS < <(printf '%s\n' "${specs[@]}" | LC_ALL=C sort -u)
+}
+
+# unpack_debs TREE NAME:ARCH...: fetches each package and unpacks its files into TREE (no maintainer scripts
+# run); DEB_OF[NAME:ARCH] is the cached .deb.
+declare -A DEB_OF=()
+unpack_debs() {
+  local tree=$1 s
+  shift
+  for s in "$@"; do
+    fetch_deb "$s"
+    DEB_OF[$s]=$DEB_PATH
+    dpkg-deb -x "$DEB_PATH" "$tree"
+  done
+}
+
+# write_ext4_disk TREE LABEL OUT: an ext4 image of TREE at OUT, files owned by root. Without SIZE_MIB the size is
+# the tree plus a quarter for the file system's own structures and the guest's scratch files; sets SIZE_MIB.
+write_ext4_disk() {
+  local tree=$1 label=$2 out=$3 used
+  if [ -z "$SIZE_MIB" ]; then
+    used=$(du -sm "$tree" | cut -f1)
+    SIZE_MIB=$((used + used / 4 + 32))
+  fi
+  rm -f "$out.tmp"
+  mke2fs -q -F -t ext4 -L "$label" -E root_owner=0:0 -d "$tree" "$out.tmp" "${SIZE_MIB}M" || die "mke2fs failed"
+  mv "$out.tmp" "$out"
+}
+
+# manifest_debs_and_disk OUT: the manifest's closing lines: every package fetched (once) and the disk OUT.
+manifest_debs_and_disk() {
+  printf 'deb %s\n' "${FETCHED[@]}" | awk '!seen[$0]++'
+  echo "out ${1##*/} $(stat -c %s "$1") $(sha256sum <"$1" | cut -d' ' -f1)"
+}

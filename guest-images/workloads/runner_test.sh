@@ -20,10 +20,11 @@ fake liar 'echo "WORKLOAD liar n=1 PASS gpu_jobs=1 gpu_s=0 total_s=0 check=exact
 fake skip 'echo "WORKLOAD skip - SKIP reason=no device"; exit 77'
 fake slow 'sleep 30'
 
+opts=() # further runner options for run
 run() { # run SUITE_LINES... ; sets out, rc
   printf '%s\n' "$@" >"$work/suite.txt"
   set +e
-  out=$("$runner" --host --bin-dir "$work/bin" --suite "$work/suite.txt" "$work/build" 2>&1)
+  out=$("$runner" --host ${opts[@]+"${opts[@]}"} --bin-dir "$work/bin" --suite "$work/suite.txt" "$work/build" 2>&1)
   rc=$?
   set -e
 }
@@ -72,6 +73,19 @@ expect_row '^wrong +n=4 .* FAIL +cl mismatch$'
 expect_row '^2 workloads: 1 PASS, 1 FAIL, 0 SKIP'
 ! grep -q '^glesonly' <<<"$out" || fail "the OpenCL run lists glesonly, which has no OpenCL version:
 $out"
+
+# --only keeps just the named workloads of the list; a name the list does not have is an error.
+opts=(--only 'good,skip')
+run good wrong skip
+[ $rc = 0 ] || fail "--only good,skip: exit $rc, expected 0"
+expect_row '^2 workloads: 1 PASS, 0 FAIL, 1 SKIP'
+! grep -q '^wrong' <<<"$out" || fail "--only good,skip ran wrong:
+$out"
+opts=(--only 'good,nosuch')
+run good wrong skip
+[ $rc = 2 ] || fail "--only with an unknown name: exit $rc, expected 2"
+expect_row 'nosuch is not in the list'
+opts=()
 
 if [ $fails != 0 ]; then
   echo "runner_test: $fails failures"
