@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Cost of --cpu-stats (the A64 instruction histogram; informative) on the loop kernels of interp-loops.sh, run by
+# a64-run with and without --cpu-stats in each engine. The interpreter counts one increment per instruction; the
+# JIT tiers one per run of a translated block (plus a call on the rare exits before a block's end). The kernels'
+# loops are blocks of 4 to 6 instructions, so this is close to the worst case for the per-block counter.
+#  1. Host instructions executed (valgrind's callgrind, when installed; deterministic whatever the load), engine
+#     jit, the intloop kernel.
+#  2. Host CPU seconds (user + system), runs alternating off/on so that load changes hit both sides alike;
+#     medians of RUNS runs each. ENGINES (default "interp jit auto") picks the engines.
+set -euo pipefail
+build=${1:-build}
+runs=${RUNS:-5}
+here=$(cd "$(dirname "$0")" && pwd)
+run=$build/bench/a64-run
+[ -x "$run" ] || { echo "cpu-stats-overhead: $run not built (run make build)" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "host: $(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg) at start"
+for s in "$here"/kernels/*.s; do
+  k=$(basename "$s" .s)
+  llvm-mc-16 -triple=aarch64 -mattr=+v8a,+fp-armv8,+neon,+crc -filetype=obj -o "$tmp/$k.o" "$s"
+  llvm-objcopy-16 -O binary -j .text "$tmp/$k.o" "$tmp/$k.bin"
+done
+
+if command -v valgrind >/dev/null; then
+  echo "host instructions (callgrind; engine jit, intloop):"
+  irefs() { valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "$run" --engine jit "$@" "$tmp/intloop.bin" 2>&1 \
+              >/dev/null | awk '/Collected/ { print $NF }'; }
+  a=$(irefs)
+  b=$(irefs --cpu-stats)
+  awk -v a="$a" -v b="$b" 'BEGIN { printf "  %16s %16s %10s\n  %16d %16d %9.2f%%\n", "stats off", "stats on", "overhead", a, b, 100 * (b - a) / a }'
+else
+  echo "(valgrind not installed: no host instruction counts)"
+fi
+
+echo "host CPU seconds (median of $runs runs each):"
+printf '  %-8s %-7s %10s %10s %10s\n' kernel engine 'stats off' 'stats on' overhead
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+cpu() { /usr/bin/time -f '%U %S' -o "$tmp/t" "$run" "$@" >/dev/null && awk '{ print $1 + $2 }' "$tmp/t"; }
+for s in "$here"/kernels/*.s; do
+  k=$(basename "$s" .s)
+  for e in ${ENGINES:-interp jit auto}; do
+    off=() on=()
+    for ((i = 0; i < runs; i++)); do
+      off+=("$(cpu --engine "$e" "$tmp/$k.bin")")
+      on+=("$(cpu --engine "$e" --cpu-stats "$tmp/$k.bin")")
+    done
+    a=$(printf '%s\n' "${off[@]}" | median)
+    b=$(printf '%s\n' "${on[@]}" | median)
+    awk -v k="$k" -v e="$e" -v a="$a" -v b="$b" \
+      'BEGIN { printf "  %-8s %-7s %10.2f %10.2f %9.1f%%\n", k, e, a, b, a > 0 ? 100 * (b - a) / a : 0 }'
+  done
+done
