@@ -6,7 +6,8 @@
 #  1. Host instructions executed (valgrind's callgrind, when installed; deterministic whatever the load), engine
 #     jit, the intloop kernel.
 #  2. Host CPU seconds (user + system), runs alternating off/on so that load changes hit both sides alike;
-#     medians of RUNS runs each. ENGINES (default "interp jit auto") picks the engines.
+#     medians of RUNS runs each. ENGINES (default "interp jit auto") picks the engines. BASE_BUILD=DIR adds a
+#     third side, DIR's a64-run without the option (a build without this counting: the cost with it off).
 set -euo pipefail
 build=${1:-build}
 runs=${RUNS:-5}
@@ -34,20 +35,29 @@ else
 fi
 
 echo "host CPU seconds (median of $runs runs each):"
-printf '  %-8s %-7s %10s %10s %10s\n' kernel engine 'stats off' 'stats on' overhead
+base=${BASE_BUILD:+$BASE_BUILD/bench/a64-run}
+printf '  %-8s %-7s %10s %10s %10s' kernel engine 'stats off' 'stats on' overhead
+[ -n "$base" ] && printf ' %10s %10s' 'base' 'off/base'
+printf '\n'
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-cpu() { /usr/bin/time -f '%U %S' -o "$tmp/t" "$run" "$@" >/dev/null && awk '{ print $1 + $2 }' "$tmp/t"; }
+cpu() { /usr/bin/time -f '%U %S' -o "$tmp/t" "$@" >/dev/null && awk '{ print $1 + $2 }' "$tmp/t"; }
 for s in "$here"/kernels/*.s; do
   k=$(basename "$s" .s)
   for e in ${ENGINES:-interp jit auto}; do
-    off=() on=()
+    off=() on=() ref=()
     for ((i = 0; i < runs; i++)); do
-      off+=("$(cpu --engine "$e" "$tmp/$k.bin")")
-      on+=("$(cpu --engine "$e" --cpu-stats "$tmp/$k.bin")")
+      off+=("$(cpu "$run" --engine "$e" "$tmp/$k.bin")")
+      on+=("$(cpu "$run" --engine "$e" --cpu-stats "$tmp/$k.bin")")
+      [ -n "$base" ] && ref+=("$(cpu "$base" --engine "$e" "$tmp/$k.bin")")
     done
     a=$(printf '%s\n' "${off[@]}" | median)
     b=$(printf '%s\n' "${on[@]}" | median)
     awk -v k="$k" -v e="$e" -v a="$a" -v b="$b" \
-      'BEGIN { printf "  %-8s %-7s %10.2f %10.2f %9.1f%%\n", k, e, a, b, a > 0 ? 100 * (b - a) / a : 0 }'
+      'BEGIN { printf "  %-8s %-7s %10.2f %10.2f %9.1f%%", k, e, a, b, a > 0 ? 100 * (b - a) / a : 0 }'
+    if [ -n "$base" ]; then
+      c=$(printf '%s\n' "${ref[@]}" | median)
+      awk -v a="$a" -v c="$c" 'BEGIN { printf " %10.2f %9.1f%%", c, c > 0 ? 100 * (a - c) / c : 0 }'
+    fi
+    printf '\n'
   done
 done

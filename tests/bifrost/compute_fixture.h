@@ -242,6 +242,17 @@ const 0x1
   return d;
 }
 
+// A store to an unmapped page: 4 workgroups of 8 threads, thread g storing its global id at kUnmapped + 4g.
+inline Dispatch unmapped_store_dispatch() {
+  Dispatch d;
+  d.local[0] = 8;
+  d.groups[0] = 4;
+  d.preload = kPreloadGlobalX;
+  d.push = {kUnmapped};
+  d.clauses = {times4("r60"), store_at(0, 60)};
+  return d;
+}
+
 // The vector-add kernel out[i] = in[i] + in2[i] over 7 workgroups of 16 threads (global id preloaded in r60):
 // address arithmetic in one clause, two global loads, then the add and the store. Callers write the inputs.
 inline Dispatch vector_add_dispatch() {

@@ -172,13 +172,7 @@ TEST_P(ComputeJobs, DivergentLoop) {
 // registers for workgroup 0's first lane whatever the host thread count; the driver (panfrost's unhandled-fault
 // path) disables the AS, and the job ends with the translation fault. Nothing outside guest RAM is touched.
 TEST_P(ComputeJobs, BadAddressFaultsTheJob) {
-  Dispatch d;
-  d.local[0] = 8;
-  d.groups[0] = 4;
-  d.preload = kPreloadGlobalX;
-  d.push = {kUnmapped};
-  d.clauses = {times4("r60"), store_at(0, 60)};
-  run(d);
+  run(unmapped_store_dispatch());
   // The job is stalled on the fault; the guest sees the MMU interrupt.
   EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::ACTIVE);
   ASSERT_EQ(rd(reg::MMU_INT_RAWSTAT), 1u);
@@ -196,13 +190,7 @@ TEST_P(ComputeJobs, BadAddressFaultsTheJob) {
 // The same fault fixed by the driver (a growable-heap style fix: map the page, FLUSH_PT): the job resumes and
 // completes, with every thread's store in place.
 TEST_P(ComputeJobs, FaultFixedByTheDriverResumes) {
-  Dispatch d;
-  d.local[0] = 8;
-  d.groups[0] = 4;
-  d.preload = kPreloadGlobalX;
-  d.push = {kUnmapped};
-  d.clauses = {times4("r60"), store_at(0, 60)};
-  run(d);
+  run(unmapped_store_dispatch());
   ASSERT_EQ(rd(reg::MMU_INT_RAWSTAT), 1u);
   EXPECT_EQ(gpu->read(reg::as(0, reg::AS_FAULTADDRESS_LO), 8), kUnmapped);
   wr(reg::MMU_INT_CLEAR, 1);

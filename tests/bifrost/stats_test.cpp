@@ -327,14 +327,8 @@ TEST_P(ShaderStats, ImageMessages) {
 // The device side: one job per type and slot, the job interrupt asserted once, register accesses counted by
 // the register table's names, an MMU fault by kind.
 TEST_P(ShaderStats, DeviceCounters) {
-  Dispatch d;
-  d.local[0] = 8;
-  d.groups[0] = 4;
-  d.preload = 1u << 12;
-  d.push = {kUnmapped};
-  d.clauses = {times4("r60"), store_at(0, 60)};
   auto before = gpu->device_counters();
-  run(d);
+  run(unmapped_store_dispatch());
   ASSERT_EQ(rd(reg::MMU_INT_RAWSTAT), 1u);
   wr(reg::MMU_INT_CLEAR, 1);
   mmu_disable(0);
