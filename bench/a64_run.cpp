@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "--help") {
     std::cout
         << "usage: a64-run [--engine interp|jit|auto] [--cpu-stats] FILE.bin [MAX_INSTRUCTIONS]\n"
-           "Loads FILE at 0x10000 in 64 MiB of flat memory, runs until BRK, prints instructions and time.\n";
+           "Loads FILE at 0x10000 in 64 MiB of flat memory, runs until BRK (or MAX_INSTRUCTIONS), prints\n"
+           "instructions and time.\n";
     return argc < 2 ? 2 : 0;
   }
   std::ifstream in(argv[1], std::ios::binary);
@@ -87,7 +88,7 @@ int main(int argc, char** argv) {
   }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   auto e = core.exception();
-  if (e != vplat::cpu::Exception::Breakpoint) {
+  if (e != vplat::cpu::Exception::Breakpoint && done < max) { // reaching MAX_INSTRUCTIONS is a normal end
     std::cerr << "a64-run: stopped by " << vplat::cpu::exception_name(e) << " at pc 0x" << std::hex << core.PC << "\n";
     return 1;
   }
