@@ -11,17 +11,15 @@
 // bench/stats-overhead.sh; the line then ends with the job's warp clause count from them); `short` replaces the
 // loop by a 2-tuple counting loop (no FMA chain; the stored value is 0): the most clause executions, and so the
 // most counter updates, per instruction.
-#include "bifrost_asm.h"
-#include "devices/bus.h"
+#include "direct_compute.h"
 #include "gpu-bifrost/compute_cores.h"
 #include "gpu-bifrost/mali_regs.h"
 #include <chrono>
-#include <sys/resource.h>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <string>
+#include <sys/resource.h>
 #include <vector>
 
 namespace {
@@ -30,31 +28,6 @@ using namespace vplat;
 
 constexpr uint64_t kRam = 0x80000000, kRamSize = 64ull << 20;
 constexpr uint64_t kCode = kRam + 0x1000, kPush = kRam + 0x800, kOut = kRam + 0x100000;
-
-// The job's memory with no job manager around it: straight to the MMU (identity-mapped), nothing stalls.
-class Memory : public gpu::GpuMemory {
-public:
-  explicit Memory(gpu::GpuMmu& mmu) : mmu_(mmu) {}
-  bool read(uint64_t va, void* dst, size_t len, gpu::Access access) override {
-    std::lock_guard lock(m_);
-    return mmu_.read(0, va, dst, len, fault_, access);
-  }
-  bool write(uint64_t va, const void* src, size_t len) override {
-    std::lock_guard lock(m_);
-    return mmu_.write(0, va, src, len, fault_);
-  }
-  uint32_t fault_status() const override { return fault_.exception; }
-  uint8_t* page_pointer(uint64_t va, gpu::Access access) override {
-    std::lock_guard lock(m_);
-    gpu::MmuFault f;
-    return mmu_.host_pointer(0, va & ~uint64_t{0xfff}, 0x1000, access, f);
-  }
-
-private:
-  gpu::GpuMmu& mmu_;
-  std::mutex m_;
-  gpu::MmuFault fault_;
-};
 
 uint32_t fbits(float f) {
   uint32_t v;
@@ -90,10 +63,7 @@ int main(int argc, char** argv) {
     else return usage();
   }
 
-  dev::Bus bus;
-  bus.add_ram(kRam, kRamSize);
-  gpu::GpuMmu mmu(bus);
-  mmu.update(0, 2, 0, 0); // TRANSTAB ADRMODE 2: identity
+  direct_compute::Gpu direct(kRam, kRamSize);
 
   const float m = 0.999f, a = 0.5f;
   const std::string fma = "tuple fau=c2 ; *FMA.f32 src0=6 src1=4 src2=5 ; +NOP\n";
@@ -114,28 +84,15 @@ int main(int argc, char** argv) {
   if (short_loop)
     clauses[1] = "header flow=1\ntuple p0=r0 fau=c1 ; *NOP ; +ISUB.s32 src0=0 src1=4 ; add->r0\n"
                  "tuple fau=c0 ; *NOP ; +BRANCHZ.i32 src0=7 src2=5 eq=0\nconst pchi 0\nconst 0x1";
-  uint64_t at = kCode;
   try {
-    for (const auto& c : clauses) {
-      auto words = bifrost_asm::assemble(c);
-      bus.copy_to(at, words.data(), words.size() * 8);
-      at += words.size() * 8;
-    }
+    direct.load_clauses(kCode, clauses);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpu-interp: %s\n", e.what());
     return 1;
   }
-  uint64_t push[2] = {kOut, iterations};
-  bus.copy_to(kPush, push, sizeof push);
-
-  gpu::ComputeJob job;
-  job.local_size[0] = kLocal;
-  job.workgroups[0] = groups;
-  job.shader_pc = kCode;
-  job.push_uniforms_va = kPush;
-  job.push_uniform_words = 2;
-  job.preload = 1u << 12; // global invocation x
-  job.wls_instances_log2 = 31;
+  direct.push_uniforms(kPush, {kOut, iterations});
+  // global invocation x
+  const gpu::ComputeJob job = direct_compute::job_1d(kCode, kLocal, groups, kPush, 2, 1u << 12);
 
   gpu::bifrost::ComputeCores::Config cc;
   cc.host_threads = threads;
@@ -144,8 +101,6 @@ int main(int argc, char** argv) {
   gpu::bifrost::ComputeCores cores(cc);
   stats::Collector collector;
   if (with_stats) cores.set_stats(&collector);
-  Memory mem(mmu);
-  std::atomic<bool> abort{false};
   auto cpu_seconds = [] {
     rusage u{};
     getrusage(RUSAGE_SELF, &u);
@@ -154,7 +109,7 @@ int main(int argc, char** argv) {
   };
   double cpu0 = cpu_seconds();
   auto t0 = std::chrono::steady_clock::now();
-  gpu::ShaderResult r = cores.run_compute(job, mem, abort);
+  gpu::ShaderResult r = direct.run(cores, job);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   double cpus = (cpu_seconds() - cpu0) / seconds;
   if (r.status != gpu::exc::DONE) {
@@ -166,7 +121,7 @@ int main(int argc, char** argv) {
     for (int k = 0; k < 4 && !short_loop; ++k) x = std::fma(x, m, a);
   for (uint32_t i = 0; i < groups * kLocal; ++i) {
     uint32_t v = 0;
-    bus.copy_from(kOut + 4 * i, &v, 4);
+    direct.bus.copy_from(kOut + 4 * i, &v, 4);
     if (v != fbits(x)) {
       std::fprintf(stderr, "gpu-interp: thread %u stored 0x%08x, expected 0x%08x\n", i, v, fbits(x));
       return 1;

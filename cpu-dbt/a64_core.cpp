@@ -558,7 +558,6 @@ RunResult Core::run(uint64_t budget) {
         raise(Exception::Undefined);
         goto fault;
       }
-      if (insn_counts) ++insn_counts[id];
       uint8_t f = kFlags[id];
       if (kEndsBlock[id]) block_start = true;
       if (f | il_) {
@@ -589,6 +588,7 @@ RunResult Core::run(uint64_t budget) {
             PC += 4;
             ++retired;
             ++done;
+            if (insn_counts) ++insn_counts[id];
             if (!wake) return {wfe ? Exit::Yield : Exit::Idle, done};
             continue;
           }
@@ -616,6 +616,8 @@ RunResult Core::run(uint64_t budget) {
       PC = NPC;
       ++retired;
       ++done;
+      // Counted once retired, as translated blocks count: a faulting instruction is not (it runs again).
+      if (insn_counts) ++insn_counts[id];
       continue;
     }
   fault:
@@ -689,7 +691,14 @@ void CoreGroup::add(Core& core) {
   if (core.engine() != Engine::Interp) core.set_engine(core.engine());
 }
 
+void Core::set_insn_counts(uint64_t* table) {
+  flush_insn_counts(); // what blocks counted so far belongs to the table before
+  insn_counts = table;
+  if (table && jit_) jit_->count_instructions();
+}
+
 void Core::set_engine(Engine e) {
+  flush_insn_counts(); // the engine may go with the counts of its blocks
   engine_ = e;
   if (e == Engine::Interp) {
     jit_.reset();

@@ -222,8 +222,16 @@ public:
   MemoryPort& mem;
   uint64_t retired = 0;
   uint64_t jit_retired_mark_ = 0; // `retired` when the JIT tier last counted (its statistics)
-  // --cpu-stats: executions per generated instruction id, counted by the interpreter only (nullptr: off).
+  // --cpu-stats: instructions retired per generated instruction id (nullptr: off). The interpreter counts
+  // each one; translated blocks count their runs, which flush_insn_counts() adds in (see a64_jit.h).
   uint64_t* insn_counts = nullptr;
+  // Starts (or stops, nullptr) counting into `table` (kNumInsns entries); with a JIT tier, translations made
+  // without counting are dropped.
+  void set_insn_counts(uint64_t* table);
+  // Completes insn_counts with what translated blocks ran so far. Call outside run().
+  void flush_insn_counts() {
+    if (jit_) jit_->flush_counts();
+  }
   uint32_t cur_insn = 0; // the instruction being executed
   uint64_t excl_pa = 0;  // physical address the exclusive monitor marks (valid while EXCL_VALID)
 
@@ -296,6 +304,7 @@ private:
   bool pending_far_valid_ = false;
   std::vector<uint64_t> breakpoints_;
   bool in_block_ = false;           // a translated block is running (JitEngine::try_run)
+  uint64_t* block_runs_ = nullptr;  // --cpu-stats with a JIT tier: runs of each translated block, by its slot
   uint64_t block_base_retired_ = 0; // retired when it started
   uint64_t block_va_ = 0;           // its first instruction
 

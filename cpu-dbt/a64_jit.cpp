@@ -183,6 +183,7 @@ struct KeyHash {
 // `limit` (>= 1): the most instructions the call may retire (the run loop's budget left).
 using BlockFn = uint64_t (*)(g::State* s, uint32_t attention, uint64_t limit);
 constexpr uint64_t kFaulted = 1ull << 32;
+constexpr uint32_t kNoSlot = ~0u; // a block without a run counter (--cpu-stats off)
 
 // The code of one compiled module. When the last block using it is dropped, its memory is released at the
 // next safe point (the run loop, outside translated code).
@@ -204,12 +205,16 @@ struct Block {
   // were found in lasts: dropping any block bumps it, so these never point at a freed block.
   Block* next[2] = {nullptr, nullptr};
   uint64_t next_gen[2] = {0, 0};
+  // --cpu-stats: the slot of the run counter the code bumps on entry, and the instruction ids it runs.
+  uint32_t count_slot = kNoSlot;
+  std::vector<uint16_t> ids;
 };
 
 struct Request {
   Key key;
   std::vector<uint32_t> words;
   uint64_t epoch = 0, page_gen = 0;
+  uint32_t count_slot = kNoSlot; // counting: chosen when the request is made (the compiler thread reads it)
 };
 
 struct Result {
@@ -220,8 +225,16 @@ struct Result {
 
 // Offsets (from the State base of a Core) of the Core members translated code touches.
 struct CoreOffsets {
-  size_t attention, access_el, cur_insn, sp_check, tlb, align_mask, monitors;
+  size_t attention, access_el, cur_insn, sp_check, tlb, align_mask, monitors, block_runs;
 };
+
+// --cpu-stats: an exit of a block that retired fewer than all its instructions takes the `count` it did not
+// retire, whose ids are at `ids` (a constant of the block's module), off the core's table.
+void uncount(g::State* s, const uint16_t* ids, uint64_t count) {
+  uint64_t* table = core_of(*s).insn_counts;
+  if (!table) return;
+  for (uint64_t i = 0; i < count; ++i) --table[ids[i]];
+}
 
 } // namespace
 
@@ -266,6 +279,48 @@ struct JitEngine::Impl {
   }
   uint64_t cache_gen = 1;                   // bumped when blocks are dropped: every entry is then stale
   std::unordered_set<Key, KeyHash> pending; // submitted to the background compiler
+
+  // --cpu-stats (see JitEngine::count_instructions). Every core has a run counter per slot; a slot belongs to
+  // one request or block at a time and is free again once its runs are folded into the cores' tables.
+  bool counting = false;
+  std::vector<std::vector<uint64_t>> block_runs; // per core (as in `cores`), per slot
+  std::vector<uint32_t> free_slots;
+  uint32_t slots = 0; // slots handed out so far (free or not)
+
+  uint32_t take_slot() {
+    if (!free_slots.empty()) {
+      uint32_t s = free_slots.back();
+      free_slots.pop_back();
+      return s;
+    }
+    if (slots == (block_runs.empty() ? 0 : block_runs[0].size())) {
+      // Outside translated code (blocks load the table's address on entry), so it may move.
+      size_t grown = std::max<size_t>(1024, 2 * slots);
+      for (size_t i = 0; i < cores.size(); ++i) {
+        block_runs[i].resize(grown);
+        cores[i]->block_runs_ = block_runs[i].data();
+      }
+    }
+    return slots++;
+  }
+  // Adds the block's runs, per core, to that core's table (each run counted as complete; the short exits
+  // were taken off when they happened) and zeroes them.
+  void fold_counts(const Block& b) {
+    if (b.count_slot == kNoSlot) return;
+    for (size_t i = 0; i < cores.size(); ++i) {
+      uint64_t& runs = block_runs[i][b.count_slot];
+      if (runs && cores[i]->insn_counts)
+        for (uint16_t id : b.ids) cores[i]->insn_counts[id] += runs;
+      runs = 0;
+    }
+  }
+  // Before a block is dropped.
+  void release_counts(Block& b) {
+    if (b.count_slot == kNoSlot) return;
+    fold_counts(b);
+    free_slots.push_back(b.count_slot);
+    b.count_slot = kNoSlot;
+  }
 
   Block* lookup(Core& c, bool count);
 
@@ -444,6 +499,28 @@ struct JitEngine::Impl {
       bb.CreateStore(v, bb.CreateConstInBoundsGEP1_64(bb.getInt8Ty(), state, offset));
     };
     const unsigned n = static_cast<unsigned>(req.words.size());
+    // --cpu-stats: one more run on entry; an exit that retires k < n instructions calls `uncount` for the
+    // ids from k on (see JitEngine::count_instructions).
+    llvm::GlobalVariable* ids = nullptr;
+    auto uncount_from = [&](llvm::IRBuilder<>& eb, llvm::Value* k) {
+      if (!ids) return;
+      auto* ft = llvm::FunctionType::get(eb.getVoidTy(), {eb.getPtrTy(), eb.getPtrTy(), i64}, false);
+      llvm::Value* callee =
+          eb.CreateIntToPtr(eb.getInt64(reinterpret_cast<uintptr_t>(&uncount)), eb.getPtrTy());
+      eb.CreateCall(ft, callee,
+                    {state, eb.CreateInBoundsGEP(eb.getInt16Ty(), ids, k), eb.CreateSub(eb.getInt64(n), k)});
+    };
+    if (req.count_slot != kNoSlot) {
+      std::vector<uint16_t> id_list;
+      for (uint32_t w : req.words) id_list.push_back(static_cast<uint16_t>(g::decode(w)));
+      llvm::Constant* init = llvm::ConstantDataArray::get(*ctx, llvm::ArrayRef<uint16_t>(id_list));
+      ids = new llvm::GlobalVariable(module, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init,
+                                     name + "_ids");
+      llvm::Value* table =
+          b.CreateLoad(b.getPtrTy(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.block_runs));
+      llvm::Value* counter = b.CreateConstInBoundsGEP1_64(i64, table, req.count_slot);
+      b.CreateStore(b.CreateAdd(b.CreateLoad(i64, counter), b.getInt64(1)), counter);
+    }
     llvm::BasicBlock* budget_end = nullptr; // the budget ran out before the block's end
     if (n > 1) {
       budget_end = llvm::BasicBlock::Create(*ctx, "budget", f);
@@ -451,6 +528,7 @@ struct JitEngine::Impl {
       llvm::Value* at = eb.CreateAdd(eb.getInt64(req.key.va), eb.CreateShl(limit, 2));
       store64(eb, pc_off, at);
       store64(eb, npc, at);
+      uncount_from(eb, limit);
       eb.CreateRet(limit);
     }
     bool ended = false;
@@ -478,6 +556,7 @@ struct JitEngine::Impl {
       {
         llvm::IRBuilder<> fb(fault);
         store64(fb, npc, fb.getInt64(pc + 4));
+        uncount_from(fb, fb.getInt64(i));
         fb.CreateRet(fb.getInt64(i | kFaulted));
       }
       c.fault_bb = fault;
@@ -536,6 +615,7 @@ struct JitEngine::Impl {
           llvm::IRBuilder<> lb(leave);
           store64(lb, pc_off, lb.getInt64(pc + 4));
           store64(lb, npc, lb.getInt64(pc + 4));
+          uncount_from(lb, lb.getInt64(i + 1));
           lb.CreateRet(lb.getInt64(i + 1));
         }
         b.SetInsertPoint(cont);
@@ -741,6 +821,7 @@ struct JitEngine::Impl {
       if (role == Role::Last) break;
     }
     r.epoch = epoch;
+    if (counting && !r.words.empty()) r.count_slot = take_slot();
     return r;
   }
 
@@ -750,7 +831,8 @@ struct JitEngine::Impl {
     uint64_t page = k.pa & ~0xfffull;
     auto p = pages.find(page);
     if (res.req.epoch != epoch || p == pages.end() || p->second.gen != res.req.page_gen) {
-      // The code changed while this was compiling.
+      // The code changed while this was compiling (the slot's counters are still zero: it never ran).
+      if (res.req.count_slot != kNoSlot) free_slots.push_back(res.req.count_slot);
       return nullptr;
     }
     auto blk = std::make_unique<Block>();
@@ -760,10 +842,14 @@ struct JitEngine::Impl {
       if (insn_flags(g::decode(w)) & kFlagFp) blk->fp = true;
     blk->fn = res.fn;
     blk->code = std::move(res.code);
+    blk->count_slot = res.req.count_slot;
+    if (blk->count_slot != kNoSlot)
+      for (uint32_t w : res.req.words) blk->ids.push_back(static_cast<uint16_t>(g::decode(w)));
     Block* raw = blk.get();
     auto& slot = blocks[k];
     if (slot) {
       ++cache_gen; // the cache may point at the block replaced
+      release_counts(*slot);
     }
     slot = std::move(blk);
     set_entry(k, raw);
@@ -783,6 +869,7 @@ struct JitEngine::Impl {
     for (const Key& k : p->second.keys) {
       auto it = blocks.find(k);
       if (it == blocks.end()) continue;
+      release_counts(*it->second);
       blocks.erase(it);
     }
     uint64_t gen = p->second.gen + 1;
@@ -794,6 +881,7 @@ struct JitEngine::Impl {
   std::unordered_map<uint64_t, uint64_t> page_gens;
 
   void drop_all() {
+    for (auto& [key, blk] : blocks) release_counts(*blk);
     blocks.clear();
     ++cache_gen;
     pages.clear();
@@ -910,7 +998,11 @@ JitEngine::~JitEngine() {
 
 void JitEngine::add_core(Core& core) {
   auto& im = *impl_;
-  if (std::find(im.cores.begin(), im.cores.end(), &core) == im.cores.end()) im.cores.push_back(&core);
+  if (std::find(im.cores.begin(), im.cores.end(), &core) == im.cores.end()) {
+    im.cores.push_back(&core);
+    im.block_runs.emplace_back(im.block_runs.empty() ? 0 : im.block_runs[0].size());
+    core.block_runs_ = im.block_runs.back().data();
+  }
   auto* base = reinterpret_cast<char*>(static_cast<g::State*>(&core));
   im.off.attention = static_cast<size_t>(reinterpret_cast<char*>(&core.attention_) - base);
   im.off.access_el = static_cast<size_t>(reinterpret_cast<char*>(&core.access_el_) - base);
@@ -919,6 +1011,8 @@ void JitEngine::add_core(Core& core) {
   im.off.tlb = static_cast<size_t>(reinterpret_cast<char*>(&core.tlb_) - base);
   im.off.align_mask = static_cast<size_t>(reinterpret_cast<char*>(&core.align_mask_) - base);
   im.off.monitors = static_cast<size_t>(reinterpret_cast<char*>(&core.monitors_active_) - base);
+  im.off.block_runs = static_cast<size_t>(reinterpret_cast<char*>(&core.block_runs_) - base);
+  if (core.insn_counts) count_instructions();
   static_assert(sizeof(core.attention_) == 4 && sizeof(core.access_el_) == 4 && sizeof(core.cur_insn) == 4 &&
                 sizeof(core.sp_check_) == 1);
 }
@@ -1029,6 +1123,17 @@ void JitEngine::icache_invalidate_page(Core& core, uint64_t pa_page) {
   auto it = im.pages.find(pa_page);
   if (it != im.pages.end() && it->second.code && !im.unchanged(core, pa_page, it->second))
     code_written(core, pa_page);
+}
+
+void JitEngine::count_instructions() {
+  auto& im = *impl_;
+  if (im.counting) return;
+  im.counting = true;
+  im.drop_all(); // made without run counters
+}
+
+void JitEngine::flush_counts() {
+  for (auto& [key, blk] : impl_->blocks) impl_->fold_counts(*blk);
 }
 
 const JitStats& JitEngine::stats() const {

@@ -75,6 +75,17 @@ public:
 
   const JitStats& stats() const;
 
+  // --cpu-stats (Core::insn_counts). Counting is per translated block, not per instruction: a block made
+  // while counting is on adds one to its run counter (a per-core slot) on entry, and the rare exits that
+  // retire fewer than all its instructions (the budget ends inside it, an exception at instruction i, the
+  // attention flags changed) take the instructions they did not retire off the core's table at once.
+  // flush_counts() multiplies the run counters out against each block's instruction ids into the cores'
+  // tables (as does dropping a block); until then the tables lack what blocks ran and may hold those
+  // corrections (wrapped). Called outside translated code: count_instructions() turns counting on for good,
+  // dropping translations made without it.
+  void count_instructions();
+  void flush_counts();
+
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -184,6 +184,7 @@ void ClauseTally::add(unsigned as, uint64_t address, const std::shared_ptr<const
 
 void ClauseTally::merge(const ClauseTally& o) {
   for (const auto& [key, item] : o.items) add(key.first, key.second, item.clause, item.counts);
+  for (size_t i = 0; i < image_bytes.size(); ++i) image_bytes[i] += o.image_bytes[i];
 }
 
 stats::ShaderCounters derive_counters(const ClauseTally& tally) {
@@ -229,6 +230,11 @@ stats::ShaderCounters derive_counters(const ClauseTally& tally) {
     }
     s.divergent_branches += n.divergent;
   }
+  // Image messages: their accesses come from the clauses above, their bytes from the texels' formats.
+  const MemOp kinds[2] = {MemOp::Load, MemOp::Store};
+  for (size_t i = 0; i < 2; ++i)
+    if (tally.image_bytes[i])
+      s.memory[std::string(seg_name(MemSeg::Image)) + "." + op_name(kinds[i])].bytes += tally.image_bytes[i];
   return s;
 }
 

@@ -88,6 +88,8 @@ struct ClauseTally {
     ClauseCounters counts;
   };
   std::map<std::pair<unsigned, uint64_t>, Item> items;
+  // Image texel bytes loaded and stored (format-dependent: counted at the access, ShaderThread::image_bytes).
+  std::array<uint64_t, 2> image_bytes{};
   void add(unsigned as, uint64_t address, const std::shared_ptr<const DecodedClause>& clause,
            const ClauseCounters& n);
   void merge(const ClauseTally& o);

@@ -144,6 +144,7 @@ QuadExec::QuadExec(const QuadLaunch& l, ShaderMemory& mem, ShaderCache& cache, C
     t.attr_table = l.attr_table;
     t.attr_buffers = l.attr_buffers;
     t.attr_count = l.attr_count;
+    t.image_bytes = memo && memo->counting ? memo->image_bytes.data() : nullptr;
     t.quad = th_->data();
     std::copy(l.regs[i].begin(), l.regs[i].end(), t.s.R);
     pc_[i] = l.entry;
@@ -280,7 +281,9 @@ QuadExec::Status QuadExec::step() {
 
 void ClauseMemo::take_counts(ClauseTally& into) {
   into.merge(spilled_);
-  spilled_.items.clear();
+  spilled_ = {};
+  for (size_t i = 0; i < image_bytes.size(); ++i) into.image_bytes[i] += image_bytes[i];
+  image_bytes = {};
   for (auto& [k, e] : map_) {
     if (!e.counts.executions()) continue;
     into.add(e.as, e.clause->address, e.clause, e.counts);

@@ -136,6 +136,8 @@ public:
     unsigned as = 0;
   };
   bool counting = false;
+  // ShaderThread::image_bytes of this host thread's quads (when counting).
+  std::array<uint64_t, 2> image_bytes{};
 
   Entry* find(unsigned as, uint64_t address) {
     auto it = map_.find(key(as, address));
@@ -156,7 +158,8 @@ public:
   void take_counts(ClauseTally& into);
   void clear() {
     map_.clear();
-    spilled_.items.clear();
+    spilled_ = {};
+    image_bytes = {};
   }
 
 private:

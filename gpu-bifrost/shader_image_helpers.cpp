@@ -243,6 +243,10 @@ uint64_t cvt_load(State& s, uint64_t va, uint64_t cvt, uint64_t comp) {
   if (!decode_format(s, cvt & 0x3fffff, f) || !register_format(s, (cvt >> 22) & 0xf, f, reg)) return 0;
   uint8_t texel[16] = {};
   if (!read_mem(s, va, texel, f.channels * f.bytes)) return 0;
+  // One texel read per message (image_load_regs asks for component 0 first, then the others of the same
+  // texel).
+  if (comp == 0)
+    if (uint64_t* bytes = g::bifrost::thread_of(s).image_bytes) bytes[0] += f.channels * f.bytes;
   // The format's channel selector for this component: R, G, B, A, constant 0, constant 1.
   uint32_t sel = (cvt >> (3 * comp)) & 7;
   if (sel == 4) return 0;
@@ -270,7 +274,11 @@ void cvt_store(State& s, uint64_t va, uint64_t cvt, uint64_t vecsize, uint64_t v
     uint32_t raw = reg_to_channel(value, f, reg);
     std::memcpy(texel + c * f.bytes, &raw, f.bytes);
   }
-  if (!t.mmu || !t.mmu->write(t.as, va, texel, f.channels * f.bytes, t.mmu_fault)) raise_mmu(s, t);
+  if (!t.mmu || !t.mmu->write(t.as, va, texel, f.channels * f.bytes, t.mmu_fault)) {
+    raise_mmu(s, t);
+    return;
+  }
+  if (t.image_bytes) t.image_bytes[1] += f.channels * f.bytes;
 }
 
 } // namespace vplat::gen::bifrost

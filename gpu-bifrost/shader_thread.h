@@ -27,6 +27,9 @@ struct ShaderThread {
   // at attr_table, their 16-byte Attribute Buffer records at attr_buffers.
   uint64_t attr_table = 0, attr_buffers = 0;
   uint32_t attr_count = 0;
+  // Shader statistics on: bytes of image texels this host thread loaded [0] and stored [1]. They depend on
+  // the image's format, so unlike every other counter they are counted where the access happens.
+  uint64_t* image_bytes = nullptr;
   ShaderThread* quad = nullptr; // lane 0 of this thread's quad (cross-lane ops read the other lanes)
 };
 static_assert(std::is_standard_layout_v<ShaderThread>, "thread_of relies on State being the first member");

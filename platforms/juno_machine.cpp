@@ -151,13 +151,11 @@ bool JunoMachine::load(std::string& error) {
     group_.add(*cores_.back());
     cpu::Engine engine = cpu::Engine::Auto;
     cpu::parse_engine(options_.cpu_engine, engine); // validated by the command line
-    if (options_.cpu_stats) {
-      // The histogram is counted by the interpreter: every instruction runs there.
-      engine = cpu::Engine::Interp;
-      insn_counts_.emplace_back(gen::aarch64::kNumInsns, 0);
-      cores_.back()->insn_counts = insn_counts_.back().data();
-    }
     cores_.back()->set_engine(engine);
+    if (options_.cpu_stats) {
+      insn_counts_.emplace_back(gen::aarch64::kNumInsns, 0);
+      cores_.back()->set_insn_counts(insn_counts_.back().data());
+    }
     cores_.back()->power_off();
   }
   waiting_.assign(n, false);
@@ -386,7 +384,10 @@ bool JunoMachine::write_stats(std::string& error) {
   }
   run.virtual_ticks = clock_.ticks();
   run.tick_hz = dev::VirtualClock::kFrequency;
-  for (auto& c : cores_) run.cpu_instructions.push_back(c->retired);
+  for (auto& c : cores_) {
+    run.cpu_instructions.push_back(c->retired);
+    c->flush_insn_counts();
+  }
   for (const auto& counts : insn_counts_)
     for (int id = 0; id < gen::aarch64::kNumInsns; ++id)
       if (counts[static_cast<size_t>(id)]) {

@@ -11,6 +11,7 @@
 #include "gpu-bifrost/compute_cores.h"
 #include "instrumentation/stats.h"
 #include "mali_fixture.h"
+#include "vector_add_kernel.h"
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -128,7 +129,61 @@ protected:
     put64(kTlsDesc + 8, d.tls_bytes ? kStack : 0);
     put64(kTlsDesc + 16, d.wls_bytes ? kWls : 0);
   }
+
+  // Storage images as panfrost lays them out for a compute job (archdesc/bifrost/image.adl): image i is
+  // attribute i of the job's attribute table, with `format` (the 22-bit pixel format) and buffer 2i, a
+  // 3D-linear Attribute Buffer of `stride` bytes per texel followed by its Continuation 3D record (buffer 2i
+  // + 1). Call after prepare().
+  struct Image {
+    uint64_t va;
+    uint32_t format, width, height, stride, row_bytes;
+  };
+  static constexpr uint64_t kAttrs = kGpuVa + 0x800, kAttrBufs = kGpuVa + 0x900;
+  void put_images(const std::vector<Image>& images) {
+    put64(kJob + 64 + 16 * 4, kAttrBufs);                   // Draw: attribute buffers
+    put64(kJob + 64 + 18 * 4, kAttrs);                      // Draw: attributes
+    put32(kRsd + 12, static_cast<uint32_t>(images.size())); // Renderer State: attribute count
+    for (uint32_t i = 0; i < images.size(); ++i) {
+      const Image& im = images[i];
+      put32(kAttrs + 8 * i, (2 * i) | im.format << 10);
+      put32(kAttrs + 8 * i + 4, 0);
+      const uint64_t buf = kAttrBufs + 32 * i;
+      put64(buf, im.va | 5);                       // 3D linear
+      put32(buf + 8, im.stride);                   // bytes per texel
+      put32(buf + 12, im.row_bytes * im.height);   // size
+      put32(buf + 16, 32u | (im.width - 1) << 16); // continuation: width - 1
+      put32(buf + 20, im.height - 1);              // height - 1, depth - 1 (0)
+      put32(buf + 24, im.row_bytes);               // row stride
+      put32(buf + 28, im.row_bytes * im.height);   // slice stride
+    }
+  }
 };
+
+// Pixel formats (genxml v6.xml: the mali_format number in [19:12], channel selectors R G B A / 0 / 1 in
+// [11:0]).
+constexpr uint32_t kFormatR32F = 167u << 12 | (0 | 4 << 3 | 4 << 6 | 5 << 9);  // R, 0, 0, 1
+constexpr uint32_t kFormatRG32F = 175u << 12 | (0 | 1 << 3 | 4 << 6 | 5 << 9); // R, G, 0, 1
+
+// out(x, y) = in(x, y) + 1.0 as Mesa's v6 compiler emits an image kernel (image.adl): image 0 is read with
+// LD_ATTR_TEX at the thread's (global x, global y), image 1 written with LEA_ATTR_TEX + ST_CVT. The grid is
+// `groups_x` x `groups_y` workgroups of 4x2 threads. Callers set up the images (put_images) after prepare().
+inline Dispatch image_add_one_dispatch(uint32_t groups_x, uint32_t groups_y) {
+  Dispatch d;
+  d.local[0] = 4;
+  d.local[1] = 2;
+  d.groups[0] = groups_x;
+  d.groups[1] = groups_y;
+  d.preload = kPreloadGlobalX | kPreloadGlobalX << 1; // global id x (r60) and y (r61)
+  d.clauses = {
+      "header flow=3\ntuple p0=r60 p1=r61 ; *MKVEC.v2i16 src0=0 src1=1 ; +NOP ; fma->r2",
+      "header flow=3 sr=12 msg=2\ntuple p0=r1 p1=r2 ; *DTSEL_IMM src0=0 table=0 ; +LD_ATTR_TEX src0=1 src1=0 "
+      "src2=3 fmt=1 vec=0",
+      "header flow=3\ntuple p0=r12 fau=c0 ; *FADD.f32 src0=0 src1=4 ; +NOP ; fma->r16\nconst 0x3f800000",
+      "header flow=3 sr=20 msg=2\ntuple p0=r1 p1=r2 fau=c0 ; *DTSEL_IMM src0=4 table=0 ; +LEA_ATTR_TEX "
+      "src0=1 src1=0 src2=3 fmt=1\nconst 0x1",
+      "header sr=16 msg=6\ntuple p0=r20 p1=r21 p2=r22 ; *NOP ; +ST_CVT src0=0 src1=1 src2=2 vec=0"};
+  return d;
+}
 
 inline uint32_t fbits(float f) {
   uint32_t v;
@@ -147,6 +202,57 @@ inline std::string store_at(unsigned u, unsigned sr) {
          " ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\ntuple ; *NOP ; +STORE.i32 src0=7 src1=3 seg=1";
 }
 
+// The atomic histogram: every thread loads in[global id] (a bucket, 0..15) and increments out[bucket] with
+// ATOM_C1 + ATOM_CX (opc 0); 6 workgroups of 32 threads, so workgroups on different host threads hit the same
+// words at once. Callers write the inputs and zero the buckets.
+inline Dispatch histogram_dispatch() {
+  Dispatch d;
+  d.local[0] = 32;
+  d.groups[0] = 6;
+  d.preload = kPreloadGlobalX;
+  d.push = {kIn, kOut};
+  d.clauses = {
+      times4("r60"),
+      "header flow=3 sr=10 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
+      "tuple ; *NOP ; +LOAD.i32 src0=7 src1=3 seg=1",
+      times4("r10"),
+      "header flow=3\ntuple p0=r2 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\n"
+      "tuple fau=u1 ; *NOP ; +MOV.i32 src0=5 ; add->r1",
+      "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src0=0 src1=1"};
+  return d;
+}
+
+// A loop whose trip count differs per lane: thread g (global id) adds g, g-1, ..., 1 (g + 1 iterations, the
+// last adding 0) and stores the sum at out[g]; 3 workgroups of 16 threads.
+inline Dispatch divergent_sum_dispatch() {
+  Dispatch d;
+  d.local[0] = 16;
+  d.groups[0] = 3;
+  d.preload = kPreloadGlobalX;
+  d.push = {kOut};
+  d.clauses = {"header flow=3\ntuple p0=r60 fau=c0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\nconst 0x1", R"(
+header flow=1
+tuple p0=r0 fau=c1 ; *NOP ; +ISUB.s32 src0=0 src1=4 ; add->r0
+tuple p0=r1 ; *NOP ; +IADD.s32 src0=0 src1=7 ; add->r1
+tuple p0=r0 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=0
+const pchi 0
+const 0x1
+)",
+               times4("r60"), store_at(0, 1)};
+  return d;
+}
+
+// A store to an unmapped page: 4 workgroups of 8 threads, thread g storing its global id at kUnmapped + 4g.
+inline Dispatch unmapped_store_dispatch() {
+  Dispatch d;
+  d.local[0] = 8;
+  d.groups[0] = 4;
+  d.preload = kPreloadGlobalX;
+  d.push = {kUnmapped};
+  d.clauses = {times4("r60"), store_at(0, 60)};
+  return d;
+}
+
 // The vector-add kernel out[i] = in[i] + in2[i] over 7 workgroups of 16 threads (global id preloaded in r60):
 // address arithmetic in one clause, two global loads, then the add and the store. Callers write the inputs.
 inline Dispatch vector_add_dispatch() {
@@ -155,21 +261,7 @@ inline Dispatch vector_add_dispatch() {
   d.groups[0] = 7;
   d.preload = kPreloadGlobalX;
   d.push = {kIn, kIn2, kOut};
-  d.clauses = {R"(
-header flow=3
-tuple p0=r60 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +NOP ; fma->r0
-tuple fau=u0 ; *NOP ; +IADD.s32 src0=6 src1=4 ; add->r1
-tuple p0=r0 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r2
-tuple p0=r0 fau=u2 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3
-const 0x2
-)",
-               "header flow=3 sr=10 msg=5\ntuple p0=r1 fau=u0 ; *NOP ; +LOAD.i32 src0=0 src1=5 seg=1",
-               "header flow=3 sr=11 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +LOAD.i32 src0=0 src1=5 seg=1", R"(
-header sr=12 msg=6
-tuple p0=r10 p1=r11 ; *FADD.f32 src0=0 src1=1 ; +NOP ; fma->r12
-tuple ; *NOP ; +NOP
-tuple p0=r3 fau=u0 ; *NOP ; +STORE.i32 src0=0 src1=5 seg=1
-)"};
+  d.clauses = vector_add_clauses();
   return d;
 }
 

@@ -38,42 +38,12 @@ TEST_P(ComputeJobs, VectorAdd) {
 // 4x2 workgroups, both images R32F in the job's attribute table (images 0 and 1, buffers 0-1 and 2-3 with their
 // 3D continuations). The output rows are padded to 64 bytes; the padding must stay untouched.
 TEST_P(ComputeJobs, ImageLoadStore) {
-  constexpr uint64_t kAttrs = kGpuVa + 0x800, kBufs = kGpuVa + 0x900;
   constexpr uint32_t kW = 8, kH = 6, kInRow = 32, kOutRow = 64;
-  constexpr uint32_t kR32F = 167u << 12 | (0 | 4 << 3 | 4 << 6 | 5 << 9);
   for (uint32_t y = 0; y < kH; ++y)
     for (uint32_t x = 0; x < kW; ++x) put32(kIn + y * kInRow + 4 * x, fbits(0.5f * x - 1.25f * y));
   for (uint32_t i = 0; i < kH * kOutRow / 4; ++i) put32(kOut + 4 * i, 0xdeadbeef);
-  Dispatch d;
-  d.local[0] = 4;
-  d.local[1] = 2;
-  d.groups[0] = 2;
-  d.groups[1] = 3;
-  d.preload = kPreloadGlobalX | kPreloadGlobalX << 1; // global id x (r60) and y (r61)
-  d.clauses = {
-      "header flow=3\ntuple p0=r60 p1=r61 ; *MKVEC.v2i16 src0=0 src1=1 ; +NOP ; fma->r2",
-      "header flow=3 sr=12 msg=2\ntuple p0=r1 p1=r2 ; *DTSEL_IMM src0=0 table=0 ; +LD_ATTR_TEX src0=1 src1=0 src2=3 fmt=1 vec=0",
-      "header flow=3\ntuple p0=r12 fau=c0 ; *FADD.f32 src0=0 src1=4 ; +NOP ; fma->r16\nconst 0x3f800000",
-      "header flow=3 sr=20 msg=2\ntuple p0=r1 p1=r2 fau=c0 ; *DTSEL_IMM src0=4 table=0 ; +LEA_ATTR_TEX src0=1 src1=0 src2=3 fmt=1\nconst 0x1",
-      "header sr=16 msg=6\ntuple p0=r20 p1=r21 p2=r22 ; *NOP ; +ST_CVT src0=0 src1=1 src2=2 vec=0"};
-  prepare(d);
-  put64(kJob + 64 + 16 * 4, kBufs);  // Draw: attribute buffers
-  put64(kJob + 64 + 18 * 4, kAttrs); // Draw: attributes
-  put32(kRsd + 12, 2);               // Renderer State: attribute count
-  const uint64_t images[2] = {kIn, kOut};
-  const uint32_t rows[2] = {kInRow, kOutRow};
-  for (unsigned i = 0; i < 2; ++i) {
-    put32(kAttrs + 8 * i, (2 * i) | kR32F << 10);
-    put32(kAttrs + 8 * i + 4, 0);
-    uint64_t buf = kBufs + 32 * i;
-    put64(buf, images[i] | 5);              // 3D linear
-    put32(buf + 8, 4);                      // stride
-    put32(buf + 12, rows[i] * kH);          // size
-    put32(buf + 16, 32u | (kW - 1) << 16);  // continuation: width - 1
-    put32(buf + 20, (kH - 1) | 0u << 16);   // height - 1, depth - 1
-    put32(buf + 24, rows[i]);               // row stride
-    put32(buf + 28, rows[i] * kH);          // slice stride
-  }
+  prepare(image_add_one_dispatch(2, 3));
+  put_images({{kIn, kFormatR32F, kW, kH, 4, kInRow}, {kOut, kFormatR32F, kW, kH, 4, kOutRow}});
   queue(1, kJob);
   run_jobs();
   EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
@@ -183,20 +153,7 @@ TEST_P(ComputeJobs, AtomicHistogram) {
     ++want[v];
   }
   for (unsigned b = 0; b < buckets; ++b) put32(kOut + 4 * b, 0);
-  Dispatch d;
-  d.local[0] = 32;
-  d.groups[0] = 6;
-  d.preload = kPreloadGlobalX;
-  d.push = {kIn, kOut};
-  d.clauses = {
-      times4("r60"),
-      "header flow=3 sr=10 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
-      "tuple ; *NOP ; +LOAD.i32 src0=7 src1=3 seg=1",
-      times4("r10"),
-      "header flow=3\ntuple p0=r2 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\n"
-      "tuple fau=u1 ; *NOP ; +MOV.i32 src0=5 ; add->r1",
-      "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src0=0 src1=1"};
-  run(d);
+  run(histogram_dispatch());
   EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
   for (unsigned b = 0; b < buckets; ++b) EXPECT_EQ(get32(kOut + 4 * b), want[b]) << "bucket " << b;
 }
@@ -206,21 +163,7 @@ TEST_P(ComputeJobs, AtomicHistogram) {
 TEST_P(ComputeJobs, DivergentLoop) {
   constexpr unsigned n = 3 * 16;
   for (unsigned i = 0; i < n; ++i) put32(kOut + 4 * i, 0xdeadbeef);
-  Dispatch d;
-  d.local[0] = 16;
-  d.groups[0] = 3;
-  d.preload = kPreloadGlobalX;
-  d.push = {kOut};
-  d.clauses = {"header flow=3\ntuple p0=r60 fau=c0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\nconst 0x1", R"(
-header flow=1
-tuple p0=r0 fau=c1 ; *NOP ; +ISUB.s32 src0=0 src1=4 ; add->r0
-tuple p0=r1 ; *NOP ; +IADD.s32 src0=0 src1=7 ; add->r1
-tuple p0=r0 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=0
-const pchi 0
-const 0x1
-)",
-               times4("r60"), store_at(0, 1)};
-  run(d);
+  run(divergent_sum_dispatch());
   EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
   for (unsigned g = 0; g < n; ++g) EXPECT_EQ(get32(kOut + 4 * g), g * (g + 1) / 2) << g;
 }
@@ -229,13 +172,7 @@ const 0x1
 // registers for workgroup 0's first lane whatever the host thread count; the driver (panfrost's unhandled-fault
 // path) disables the AS, and the job ends with the translation fault. Nothing outside guest RAM is touched.
 TEST_P(ComputeJobs, BadAddressFaultsTheJob) {
-  Dispatch d;
-  d.local[0] = 8;
-  d.groups[0] = 4;
-  d.preload = kPreloadGlobalX;
-  d.push = {kUnmapped};
-  d.clauses = {times4("r60"), store_at(0, 60)};
-  run(d);
+  run(unmapped_store_dispatch());
   // The job is stalled on the fault; the guest sees the MMU interrupt.
   EXPECT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::ACTIVE);
   ASSERT_EQ(rd(reg::MMU_INT_RAWSTAT), 1u);
@@ -253,13 +190,7 @@ TEST_P(ComputeJobs, BadAddressFaultsTheJob) {
 // The same fault fixed by the driver (a growable-heap style fix: map the page, FLUSH_PT): the job resumes and
 // completes, with every thread's store in place.
 TEST_P(ComputeJobs, FaultFixedByTheDriverResumes) {
-  Dispatch d;
-  d.local[0] = 8;
-  d.groups[0] = 4;
-  d.preload = kPreloadGlobalX;
-  d.push = {kUnmapped};
-  d.clauses = {times4("r60"), store_at(0, 60)};
-  run(d);
+  run(unmapped_store_dispatch());
   ASSERT_EQ(rd(reg::MMU_INT_RAWSTAT), 1u);
   EXPECT_EQ(gpu->read(reg::as(0, reg::AS_FAULTADDRESS_LO), 8), kUnmapped);
   wr(reg::MMU_INT_CLEAR, 1);

@@ -3,6 +3,7 @@
 // an unreadable clause address) without touching host memory. Expected values are computed on the CPU here.
 #include "bifrost_env.h"
 #include "bifrost_isa.h"
+#include "vector_add_kernel.h"
 #include <cstring>
 
 using namespace bifrost_test;
@@ -15,38 +16,11 @@ uint32_t fbits(float f) {
   return v;
 }
 
-// out[i] = a[i] + b[i] (f32), i = the global invocation id x (r60); the array bases are uniforms 0..2 (64-bit
-// GPU addresses). Clause 1 computes the byte offset and the three addresses; clause 2 loads a[i]; clause 3
-// loads b[i]; clause 4 adds and stores. The address arithmetic ignores carries into the high word (the buffers
-// sit below 4 GiB), as a 32-bit IADD would.
-const char* kVecAdd1 = R"(
-header flow=3
-tuple p0=r60 fau=c0 ; *LSHIFT_OR.i32 src0=0 src1=3 src2=4 not1=1 ; +NOP ; fma->r0
-tuple fau=u0 ; *NOP ; +IADD.s32 src0=6 src1=4 ; add->r1
-tuple p0=r0 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r2
-tuple p0=r0 fau=u2 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3
-const 0x2
-)";
-// r1/r2/r3 = a/b/out addresses (low words); high words are uniform 0's high word (all buffers share it).
-const char* kVecAdd2 = R"(
-header flow=3 sr=10 msg=5
-tuple p0=r1 fau=u0 ; *NOP ; +LOAD.i32 src0=0 src1=5 seg=1
-)";
-const char* kVecAdd3 = R"(
-header flow=3 sr=11 msg=5
-tuple p0=r2 fau=u0 ; *NOP ; +LOAD.i32 src0=0 src1=5 seg=1
-)";
-const char* kVecAdd4 = R"(
-header sr=12 msg=6
-tuple p0=r10 p1=r11 ; *FADD.f32 src0=0 src1=1 ; +NOP ; fma->r12
-tuple ; *NOP ; +NOP
-tuple p0=r3 fau=u0 ; *NOP ; +STORE.i32 src0=0 src1=5 seg=1
-)";
-
 TEST(Shader, VectorAddOverGpuMemory) {
   GpuEnv env;
   uint64_t at = kCodeVa;
-  for (const char* clause : {kVecAdd1, kVecAdd2, kVecAdd3, kVecAdd4}) at = env.load_code(at, bifrost_asm::assemble(clause));
+  for (const std::string& clause : vector_add_clauses())
+    at = env.load_code(at, bifrost_asm::assemble(clause));
   constexpr unsigned n = 37; // not a multiple of 4: the last quad is partial
   uint64_t a = kDataVa, b = kDataVa + 0x1000, out = kDataVa + 0x2000;
   std::vector<float> fa(n), fb(n);

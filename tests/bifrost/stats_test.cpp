@@ -29,24 +29,7 @@ protected:
     }
     return vector_add_dispatch();
   }
-  Dispatch divergent_loop() {
-    Dispatch d;
-    d.local[0] = 16;
-    d.groups[0] = 3;
-    d.preload = 1u << 12;
-    d.push = {kOut};
-    d.clauses = {"header flow=3\ntuple p0=r60 fau=c0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\nconst 0x1",
-                 R"(
-  header flow=1
-  tuple p0=r0 fau=c1 ; *NOP ; +ISUB.s32 src0=0 src1=4 ; add->r0
-  tuple p0=r1 ; *NOP ; +IADD.s32 src0=0 src1=7 ; add->r1
-  tuple p0=r0 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=0
-  const pchi 0
-  const 0x1
-  )",
-                 times4("r60"), store_at(0, 1)};
-    return d;
-  }
+  Dispatch divergent_loop() { return divergent_sum_dispatch(); }
   Dispatch segments() {
     Dispatch d;
     d.local[0] = 6;
@@ -67,20 +50,7 @@ protected:
     constexpr unsigned n = 6 * 32;
     for (unsigned i = 0; i < n; ++i) put32(kIn + 4 * i, i % 16);
     for (unsigned b = 0; b < 16; ++b) put32(kOut + 4 * b, 0);
-    Dispatch d;
-    d.local[0] = 32;
-    d.groups[0] = 6;
-    d.preload = 1u << 12;
-    d.push = {kIn, kOut};
-    d.clauses = {
-        times4("r60"),
-        "header flow=3 sr=10 msg=5\ntuple p0=r2 fau=u0 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r3\n"
-        "tuple ; *NOP ; +LOAD.i32 src0=7 src1=3 seg=1",
-        times4("r10"),
-        "header flow=3\ntuple p0=r2 fau=u1 ; *NOP ; +IADD.s32 src0=0 src1=4 ; add->r0\n"
-        "tuple fau=u1 ; *NOP ; +MOV.i32 src0=5 ; add->r1",
-        "header sr=12 msg=7\ntuple p0=r0 p1=r1 ; *ATOM_C1.i32 src0=0 src1=1 opc=0 ; +ATOM_CX src0=0 src1=1"};
-    return d;
+    return histogram_dispatch();
   }
   // The statistics gathered so far (the jobs run, in the order the guest saw them).
   stats::Run finish() {
@@ -317,17 +287,48 @@ TEST_P(ShaderStats, Atomics) {
   EXPECT_EQ(c.staging_writes, 192u * 3);
 }
 
+// Image messages: the image kernel of compute_job_test.cpp (image_add_one_dispatch) over 2x3 workgroups of
+// 4x2 threads = 48 threads, every one running each clause once. Per thread: +LD_ATTR_TEX reads one texel of
+// the R32F input (1 channel x 4 bytes), +ST_CVT writes one texel of the RG32F output (2 channels x 4 bytes:
+// the red channel from the register, green 0); +LEA_ATTR_TEX only computes the address (no image access).
+//   image.load: 48 accesses, 48 x 4 = 192 bytes; image.store: 48 accesses, 48 x 8 = 384 bytes; nothing else.
+TEST_P(ShaderStats, ImageMessages) {
+  constexpr uint32_t kW = 8, kH = 6, kInRow = 32, kOutRow = 64;
+  for (uint32_t y = 0; y < kH; ++y)
+    for (uint32_t x = 0; x < kW; ++x) put32(kIn + y * kInRow + 4 * x, fbits(0.25f * x + 2.0f * y));
+  for (uint32_t i = 0; i < kH * kOutRow / 4; ++i) put32(kOut + 4 * i, 0xdeadbeef);
+  prepare(image_add_one_dispatch(2, 3));
+  put_images({{kIn, kFormatR32F, kW, kH, 4, kInRow}, {kOut, kFormatRG32F, kW, kH, 8, kOutRow}});
+  queue(1, kJob);
+  run_jobs();
+  ASSERT_EQ(rd(reg::js(1, reg::JS_STATUS)), exc::DONE);
+  for (uint32_t y = 0; y < kH; ++y)
+    for (uint32_t x = 0; x < kW; ++x) {
+      ASSERT_EQ(get32(kOut + y * kOutRow + 8 * x), fbits(0.25f * x + 2.0f * y + 1.0f)) << x << " " << y;
+      ASSERT_EQ(get32(kOut + y * kOutRow + 8 * x + 4), 0u) << x << " " << y;
+    }
+  stats::Run run = finish();
+  const stats::ShaderCounters& c = only_job(run).compute.counters;
+  EXPECT_EQ(c.threads, 48u);
+  ASSERT_EQ(c.memory.size(), 2u);
+  EXPECT_EQ(c.memory.at("image.load").accesses, 48u);
+  EXPECT_EQ(c.memory.at("image.load").bytes, 192u);
+  EXPECT_EQ(c.memory.at("image.store").accesses, 48u);
+  EXPECT_EQ(c.memory.at("image.store").bytes, 384u);
+  // The JSON carries them like the other segments.
+  const std::string json = stats::to_json(run);
+  const size_t store = json.find("\"image.store\": {");
+  ASSERT_NE(store, std::string::npos) << json;
+  const std::string entry = json.substr(store, json.find('}', store) - store);
+  EXPECT_NE(entry.find("\"accesses\": 48"), std::string::npos) << entry;
+  EXPECT_NE(entry.find("\"bytes\": 384"), std::string::npos) << entry;
+}
+
 // The device side: one job per type and slot, the job interrupt asserted once, register accesses counted by
 // the register table's names, an MMU fault by kind.
 TEST_P(ShaderStats, DeviceCounters) {
-  Dispatch d;
-  d.local[0] = 8;
-  d.groups[0] = 4;
-  d.preload = 1u << 12;
-  d.push = {kUnmapped};
-  d.clauses = {times4("r60"), store_at(0, 60)};
   auto before = gpu->device_counters();
-  run(d);
+  run(unmapped_store_dispatch());
   ASSERT_EQ(rd(reg::MMU_INT_RAWSTAT), 1u);
   wr(reg::MMU_INT_CLEAR, 1);
   mmu_disable(0);

@@ -22,13 +22,13 @@
 //     slots, 4 cycles after it frees; kernel = max(that schedule, busiest resource / (units x cores)) + 64.
 #include "bifrost_asm.h"
 #include "devices/bus.h"
+#include "direct_compute.h"
 #include "gpu-bifrost/compute_cores.h"
 #include "gpu-bifrost/mali_regs.h"
 #include "instrumentation/models/timing.h"
 #include "instrumentation/stats.h"
 #include "mali_fixture.h"
 #include <gtest/gtest.h>
-#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -41,30 +41,6 @@ using gpu::bifrost::ComputeCores;
 constexpr uint64_t kRam = 0x80000000, kRamSize = 16ull << 20;
 constexpr uint64_t kCode = kRam + 0x1000, kPush = kRam + 0x800, kData = kRam + 0x100000;
 
-class Memory : public gpu::GpuMemory {
-public:
-  explicit Memory(gpu::GpuMmu& mmu) : mmu_(mmu) {}
-  bool read(uint64_t va, void* dst, size_t len, gpu::Access access) override {
-    std::lock_guard lock(m_);
-    return mmu_.read(0, va, dst, len, fault_, access);
-  }
-  bool write(uint64_t va, const void* src, size_t len) override {
-    std::lock_guard lock(m_);
-    return mmu_.write(0, va, src, len, fault_);
-  }
-  uint32_t fault_status() const override { return fault_.exception; }
-  uint8_t* page_pointer(uint64_t va, gpu::Access access) override {
-    std::lock_guard lock(m_);
-    gpu::MmuFault f;
-    return mmu_.host_pointer(0, va & ~uint64_t{0xfff}, 0x1000, access, f);
-  }
-
-private:
-  gpu::GpuMmu& mmu_;
-  std::mutex m_;
-  gpu::MmuFault fault_;
-};
-
 struct Kernel {
   std::vector<std::string> clauses;
   uint32_t local = 4, groups = 1;
@@ -73,40 +49,21 @@ struct Kernel {
 
 class Timing : public ::testing::TestWithParam<unsigned> {
 protected:
-  dev::Bus bus;
-  std::unique_ptr<gpu::GpuMmu> mmu;
-  void SetUp() override {
-    bus.add_ram(kRam, kRamSize);
-    mmu = std::make_unique<gpu::GpuMmu>(bus);
-    mmu->update(0, 2, 0, 0); // identity
-  }
+  direct_compute::Gpu direct{kRam, kRamSize};
   // Assembles the clauses one after another at kCode, runs the job, returns the estimate.
   models::KernelEstimate run(const Kernel& k, stats::Collector* sink = nullptr) {
-    uint64_t at = kCode;
-    for (const auto& c : k.clauses) {
-      auto words = bifrost_asm::assemble(c);
-      bus.copy_to(at, words.data(), words.size() * 8);
-      at += words.size() * 8;
-    }
-    uint64_t push[1] = {kData};
-    bus.copy_to(kPush, push, sizeof push);
-    gpu::ComputeJob job;
-    job.local_size[0] = k.local;
-    job.workgroups[0] = k.groups;
-    job.shader_pc = kCode;
-    job.push_uniforms_va = kPush;
-    job.push_uniform_words = 1;
-    job.preload = 1u << 7 | 1u << 12; // local id (r55), global id x (r60)
-    job.wls_instances_log2 = 31;
+    direct.load_clauses(kCode, k.clauses);
+    direct.push_uniforms(kPush, {kData});
+    // local id (r55), global id x (r60)
+    const gpu::ComputeJob job =
+        direct_compute::job_1d(kCode, k.local, k.groups, kPush, 1, 1u << 7 | 1u << 12);
     ComputeCores::Config cc;
     cc.host_threads = GetParam();
     cc.shader_cores = k.cores;
     cc.timing = true;
     ComputeCores cores(cc);
     if (sink) cores.set_stats(sink);
-    Memory mem(*mmu);
-    std::atomic<bool> abort{false};
-    gpu::ShaderResult r = cores.run_compute(job, mem, abort);
+    gpu::ShaderResult r = direct.run(cores, job);
     EXPECT_EQ(r.status, gpu::exc::DONE);
     EXPECT_TRUE(r.has_estimate);
     models::KernelEstimate e = cores.last_estimate();

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -214,4 +215,123 @@ TEST(Jit, SameRetiredInstructionsInEveryEngine) {
                                      << std::hex << got[i].pc << " vs 0x" << want[i].pc;
     }
   }
+}
+
+namespace {
+
+// --cpu-stats: the histogram of programs/jit_stats.s by the description's instruction names, with the budgets
+// of trace() so that blocks also stop where a budget ends inside them.
+struct Histogram {
+  std::map<std::string, uint64_t> by_name, by_class;
+  uint64_t total = 0, retired = 0;
+  uint64_t in_blocks = 0; // instructions retired by translated blocks
+};
+
+Histogram count_jit_stats(Engine e) {
+  namespace isa = vplat::gen::aarch64;
+  Machine m(e);
+  std::vector<uint64_t> counts(isa::kNumInsns);
+  m.core.set_insn_counts(counts.data());
+  m.start("jit_stats");
+  const uint64_t budgets[] = {2000, 17, 333, 1, 64, 1000, 5};
+  for (unsigned i = 0; i < 100000; ++i)
+    if (m.core.run(budgets[i % 7]).exit == Exit::Off) break;
+  m.core.flush_insn_counts();
+  Histogram h;
+  h.retired = m.core.retired;
+  if (m.core.jit()) h.in_blocks = m.core.jit()->stats().insns_in_blocks;
+  for (int id = 0; id < isa::kNumInsns; ++id) {
+    const uint64_t n = counts[static_cast<size_t>(id)];
+    if (!n) continue;
+    h.by_name[isa::kInsnInfo[id].name] += n;
+    h.by_class[isa::kInsnInfo[id].cls] += n;
+    h.total += n;
+  }
+  return h;
+}
+
+} // namespace
+
+// Counted by hand from jit_stats.s and common.inc: R = 8192 rounds, 8R = 65536 loop iterations, R synchronous
+// exceptions (the faulting load, which never retires, so LDR_imm is absent) and R IRQs.
+//   start and end: b main; adr, msr vbar, 2 movz (setup); 5 movz, msr daifclr; movz, movk, smc (done)
+//   per iteration: ldr (register), add (shifted register), str (register), add #1, tst, b.ne
+//   per round: add x6, mov x12, 2 str (immediate), msr daifclr, cmp, b.ne
+//   per synchronous exception: vector mov + b; handler 4 mrs, 3 stp, add x24, and, cbnz (not taken), bic,
+//     msr spsr, lsr, cmp, b.eq (not taken), add x27, msr elr, b, eret
+//   per IRQ: vector mov + b; handler 4 mrs, 3 stp, add x24, and, cbnz (taken), orr, msr spsr, eret
+TEST(CpuStats, HistogramOfAKnownProgramInEveryEngine) {
+  const uint64_t R = 8192, I = 8 * R;
+  const std::map<std::string, uint64_t> by_name = {
+      {"B_imm", 1 + 2 * R + R},
+      {"ADR", 1},
+      {"MSR", 1 + 2 * R + R},
+      {"MOVZ", 2 + 5 + 1 + R + R + R},
+      {"MSR_imm", 1 + R},
+      {"MOVK", 1},
+      {"SVC", 1}, // smc
+      {"LDR_reg", I},
+      {"ADDSUB_shreg", I},
+      {"STR_reg", I},
+      {"ADDSUB_imm", I + 2 * R + 3 * R + R},
+      {"LOGICAL_imm", I + 2 * R + 2 * R},
+      {"B_cond", I + R + R},
+      {"STR_imm", 2 * R},
+      {"MRS", 4 * R + 4 * R},
+      {"STP", 3 * R + 3 * R},
+      {"CBZ", R + R},
+      {"UBFM", R},
+      {"ERET", R + R},
+  };
+  // Classes (archdesc/aarch64): alu = ADR, MOVZ, MOVK, ADDSUB_*, LOGICAL_imm, UBFM.
+  const std::map<std::string, uint64_t> by_class = {
+      {"alu", 1 + (8 + 3 * R) + 1 + I + (I + 6 * R) + (I + 4 * R) + R},
+      {"branch_imm", 1 + 3 * R},
+      {"branch_cond", (I + 2 * R) + 2 * R},
+      {"mem_load", I},
+      {"mem_store", I + 2 * R},
+      {"mem_pair", 6 * R},
+      {"sys_mrs", 8 * R},
+      {"sys_msr", 1 + 3 * R},
+      {"sys_pstate", 1 + R},
+      {"sys_eret", 2 * R},
+      {"sys_exc", 1},
+  };
+  uint64_t want_total = 0;
+  for (const auto& [name, n] : by_name) want_total += n;
+  Histogram interp = count_jit_stats(Engine::Interp);
+  for (Engine e : {Engine::Interp, Engine::Jit, Engine::Auto}) {
+    SCOPED_TRACE(engine_name(e));
+    Histogram h = e == Engine::Interp ? interp : count_jit_stats(e);
+    EXPECT_EQ(h.by_name, by_name);
+    EXPECT_EQ(h.by_class, by_class);
+    EXPECT_EQ(h.total, want_total);
+    EXPECT_EQ(h.total, h.retired); // retired instructions only: the faulting load is not counted
+    EXPECT_EQ(h.by_name, interp.by_name);
+    // Jit translates every block (the loop's, the rounds', the handler's between its MRSs); Auto only what
+    // got hot, whenever the background compiles finish.
+    if (e == Engine::Jit) {
+      EXPECT_GT(h.in_blocks, h.retired / 2);
+    }
+  }
+}
+
+// Blocks translated while counting is off carry no counter: turning it on drops them, so that what runs from
+// then on is all counted.
+TEST(CpuStats, OnlyCountedWhenOn) {
+  namespace isa = vplat::gen::aarch64;
+  Machine m(Engine::Jit);
+  m.start("jit_stats");
+  ASSERT_EQ(m.core.run(5000).exit, Exit::Budget);
+  const uint64_t flushes = m.core.jit()->stats().flushes;
+  std::vector<uint64_t> counts(isa::kNumInsns);
+  m.core.set_insn_counts(counts.data());
+  EXPECT_EQ(m.core.jit()->stats().flushes, flushes + 1);
+  const uint64_t before = m.core.retired;
+  ASSERT_EQ(m.core.run(3000).exit, Exit::Budget);
+  m.core.flush_insn_counts();
+  uint64_t total = 0;
+  for (uint64_t n : counts) total += n;
+  EXPECT_GT(m.core.retired - before, 2000u);
+  EXPECT_EQ(total, m.core.retired - before); // blocks translated before would have run uncounted
 }
