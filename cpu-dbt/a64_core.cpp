@@ -109,9 +109,6 @@ Core::Core(MemoryPort& memory, const Config& cfg, CoreHooks* h)
     : config(cfg), hooks(h), mem(memory), monitors_active_(&no_monitors) {
   // User-level tests run FP code at EL1 without an OS to enable it.
   if (!config.system) sys.cpacr = 3u << 20;
-  // Every entry says "word 0 decodes to decode(0)", which is true, so no entry needs a valid bit.
-  const uint64_t zero = static_cast<uint32_t>(a64::decode(0));
-  for (auto& m : decode_memo_) m = zero;
   update_cached();
 }
 
@@ -552,7 +549,7 @@ RunResult Core::run(uint64_t budget) {
       goto fault;
     {
       cur_insn = insn;
-      int id = decode_cached(insn);
+      int id = a64::decode(insn);
       if (id < 0) {
         exception_syndrome = insn;
         raise(Exception::Undefined);

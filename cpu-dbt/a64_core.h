@@ -314,17 +314,6 @@ private:
   uint64_t fetch_page_ = ~0ull; // VA of the page; ~0 (never equal to an aligned PC's page): none
   unsigned fetch_el_ = 0;
   const uint8_t* fetch_host_ = nullptr;
-  // Decoded instruction ids by instruction word (direct-mapped; decode() depends on the word alone, so an
-  // entry never goes stale): the decoder's tree of switches costs more than one probe of this table.
-  static constexpr unsigned kDecodeMemoBits = 12;
-  uint64_t decode_memo_[1u << kDecodeMemoBits]; // word << 32 | id
-  int decode_cached(uint32_t insn) {
-    uint64_t& m = decode_memo_[(insn * 0x9E3779B1u) >> (32 - kDecodeMemoBits)];
-    if (static_cast<uint32_t>(m >> 32) == insn) return static_cast<int32_t>(static_cast<uint32_t>(m));
-    int id = a64::decode(insn);
-    m = uint64_t(insn) << 32 | static_cast<uint32_t>(id);
-    return id;
-  }
 
   void update_cached();
   void take_exception(uint32_t esr, uint64_t far, bool far_valid, uint64_t ret, unsigned offset,

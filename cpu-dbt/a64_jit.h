@@ -43,10 +43,9 @@ public:
   // Runs of a block start before Auto compiles it. Compiling a block costs milliseconds (about as much as
   // interpreting a few hundred thousand instructions), so only code that keeps running is worth it; with
   // lower thresholds the queue fills with lukewarm code and hot code waits (measured on the Debian boot:
-  // 16 -> ~150 s, 256 -> 37 s, 1024 -> 19 s, 4096 -> 13 s on a loaded 2-core host). With the cheaper
-  // pass pipeline (about 2 ms of compile-thread CPU per block instead of 3), 2048 interprets fewer
-  // instructions than 4096 while 1024 already lets the queue back up on a loaded host.
-  static constexpr unsigned kHotThreshold = 2048;
+  // 16 -> ~150 s, 256 -> 37 s, 1024 -> 19 s, 4096 -> 13 s on a loaded 2-core host). 2048 was tried only
+  // with a cheaper pass pipeline that a64_jit.cpp does not use (see Optimizer), in single noisy runs.
+  static constexpr unsigned kHotThreshold = 4096;
   static constexpr size_t kMaxBlocks = 32768; // translations kept before the cache is flushed
 
   explicit JitEngine(bool synchronous);
