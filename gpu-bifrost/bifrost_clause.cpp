@@ -203,7 +203,8 @@ bool decode_clause(uint64_t address, const QwordReader& read, DecodedClause& c) 
 namespace {
 
 std::string hex32(uint32_t v) {
-  char b[48];
+  // "%f" of a large float has up to 39 integer digits (FLT_MAX).
+  char b[96];
   float f;
   std::memcpy(&f, &v, 4);
   std::snprintf(b, sizeof b, "0x%08x /* %f */", v, static_cast<double>(f));
@@ -356,6 +357,10 @@ std::string disassemble_program(uint64_t address, const QwordReader& read, unsig
   // middle of a shader), as Mesa, which knows the binary's size, prints it.
   uint64_t reach = address;
   for (unsigned n = 0; n < max_clauses; ++n) {
+    // Mesa pads a shader with zero bytes and its disassembler stops at a clause whose first word is zero; a
+    // shader whose last clause is a loop's back edge (not an end-of-shader clause) ends there too.
+    uint64_t lo = 0, hi = 0;
+    if (n > 0 && read(at, lo, hi) && static_cast<uint32_t>(lo) == 0) break;
     DecodedClause c;
     int64_t index = static_cast<int64_t>((at - address) / 16);
     s += "clause_" + std::to_string(index) + ":\n";

@@ -93,8 +93,8 @@ bool decode_clause(uint64_t address, const QwordReader& read, DecodedClause& out
 // from the start), as the label of its target ("clause_N"), as Mesa's disassembler prints branch targets.
 std::string disassemble_clause(const DecodedClause& c, int64_t clause_index = -1);
 // A whole shader as Mesa's disassemble_bifrost prints it: "clause_N:" (N in quadwords from `address`) before
-// each clause, a blank line after it, branch targets as labels, stopping after the first end-of-shader clause
-// that no earlier branch jumps past (or after max_clauses).
+// each clause, a blank line after it, branch targets as labels, stopping at the zero padding after the shader
+// or after the first end-of-shader clause that no earlier branch jumps past (or after max_clauses).
 std::string disassemble_program(uint64_t address, const QwordReader& read, unsigned max_clauses = 4096);
 
 } // namespace vplat::gpu::bifrost

@@ -229,6 +229,44 @@ TEST(RoundTrip, ProgramListingEarlyReturn) {
             std::string::npos);
 }
 
+// A loop whose back edge is the last clause (not an end-of-shader clause), followed by Mesa's zero padding:
+// the listing stops at the padding, as Mesa's disassembler does at a zero word.
+TEST(RoundTrip, ProgramListingStopsAtPadding) {
+  auto a = bifrost_asm::assemble("header flow=1 ncph\ntuple fau=u3 ; *NOP ; +MOV.i32 src0=5 ; add->r2");
+  auto back = bifrost_asm::assemble("header flow=1\ntuple fau=c0 ; *NOP ; +JUMP src2=5\nconst pchi -" +
+                                    std::to_string(16 * (a.size() / 2)));
+  std::vector<uint64_t> words = a;
+  words.insert(words.end(), back.begin(), back.end());
+  words.insert(words.end(), {0, 0, 0, 0}); // padding
+  words.insert(words.end(), a.begin(), a.end());
+  std::string text = disassemble_program(kCodeVa, [&](uint64_t addr, uint64_t& lo, uint64_t& hi) {
+    size_t i = (addr - kCodeVa) / 8;
+    if (i + 1 >= words.size()) return false;
+    lo = words[i];
+    hi = words[i + 1];
+    return true;
+  });
+  EXPECT_NE(text.find("+JUMP t1, clause_0\n}\n\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("clause_" + std::to_string((a.size() + back.size()) / 2) + ":"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("invalid"), std::string::npos) << text;
+}
+
+// An embedded constant prints with its float value in full, as Mesa's dump_const_imm ("0x%08x /* %f */"):
+// FLT_MAX = (2 - 2^-23) x 2^127 = 340282346638528859811704183484516925440.
+TEST(RoundTrip, LargeConstantPrintsInFull) {
+  auto a = bifrost_asm::assemble("tuple fau=c0 ; *NOP ; +MOV.i32 src0=4\nconst 0x7f7fffff");
+  std::string text = disassemble_program(kCodeVa, [&](uint64_t addr, uint64_t& lo, uint64_t& hi) {
+    size_t i = (addr - kCodeVa) / 8;
+    if (i + 1 >= a.size()) return false;
+    lo = a[i];
+    hi = a[i + 1];
+    return true;
+  });
+  EXPECT_NE(text.find("0x7f7fffff /* 340282346638528859811704183484516925440.000000 */"), std::string::npos)
+      << text;
+}
+
 // A branch to its own clause: Mesa's dump_pc_imm adds a warning comment to the label.
 TEST(RoundTrip, ProgramListingSelfBranch) {
   auto a = bifrost_asm::assemble("header flow=1\ntuple fau=c0 ; *NOP ; +JUMP src2=5\nconst pchi 0");
