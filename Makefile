@@ -38,6 +38,7 @@ bench-cpu: build image
 
 # The GPU workload suite (guest-images/workloads/README.md): native build (tested on the host's Mesa by ctest),
 # the arm64 build for the Mesa guest image, and the suite's table (GPU_SUITE=--host runs it on the host's Mesa).
+# In the guest, gpu-suite also cross-checks the shaders: Mesa's disassembly against the model's (--shader-diff).
 workloads-host: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target workloads-host
 
@@ -45,7 +46,7 @@ workloads-arm64:
 	@./guest-images/build-workloads.sh $(BUILD)/workloads-arm64
 
 gpu-suite: build
-	@./bench/gpu-suite.sh $(GPU_SUITE) $(BUILD)
+	@./bench/gpu-suite.sh --shader-diff $(GPU_SUITE) $(BUILD)
 
 format:
 	@git ls-files '*.cpp' '*.h' | xargs clang-format -i

@@ -11,8 +11,9 @@
 # in the guest through Mesa's Rusticl, which needs an image with mesa-opencl-icd: build-gpu-trixie.sh) of the
 # workloads that have one. --bin-dir DIR and --suite FILE replace the workload directory and list (tests use them).
 # --only NAME[,NAME...] runs just those workloads of the list (in the guest too, with the guest list's arguments).
-# --shader-diff (guest): the guest runs with BIFROST_MESA_DEBUG=shaders, vplat dumps every shader the GPU ran
-# (--dump-shaders), and bench/shader-diff.py compares the two disassemblies after the table.
+# --shader-diff (guest; `make gpu-suite` passes it, host runs ignore it): the guest runs with
+# BIFROST_MESA_DEBUG=shaders and Mesa's shader cache off, vplat dumps every shader the GPU ran (--dump-shaders),
+# and bench/shader-diff.py compares the two disassemblies after the table.
 # Environment: GPU_SUITE_IMAGE_DIR (guest image, default BUILD_DIR/guest-gpu: make image-gpu), GPU_SUITE_TIMEOUT
 # (seconds for the whole run, default 3600), GPU_SUITE_VPLAT_ARGS (extra vplat options, e.g. "--gpu-threads 2").
 # Exit status: 0 all passed, 1 a failure, 2 something missing, 77 (host mode) no EGL device at all.
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
     --suite) suite=${2:?}; shift ;;
     --only) only=${2:?}; shift; [[ $only =~ ^[a-z0-9_]+(,[a-z0-9_]+)*$ ]] || die "--only NAME[,NAME...]" ;;
     --shader-diff) shader_diff=1 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     -*) die "unknown option '$1'" ;;
     *) [ -z "$build" ] || die "more than one BUILD_DIR"; build=$1 ;;
   esac
@@ -103,7 +104,9 @@ else
     shaders=$build/gpu-suite-$mode-$api${quick:+-quick}.shaders
     rm -rf "$shaders"
     extra+=(--dump-shaders "$shaders")
-    guest_cmd="BIFROST_MESA_DEBUG=shaders $guest_cmd"
+    # Mesa prints a listing only when it compiles; a shader found in its disk cache (kept on the image's disk
+    # from an earlier boot) would run with no listing to compare against.
+    guest_cmd="BIFROST_MESA_DEBUG=shaders MESA_SHADER_CACHE_DISABLE=true $guest_cmd"
   fi
   cmd=("$build/vplat" "${vargs[@]}" "${extra[@]}" --stats "$stats" --stats-host-time --console-log "$console_log"
        --append "$append vplat.cmd=\"$guest_cmd\"")

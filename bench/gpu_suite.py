@@ -14,7 +14,8 @@ is attributed to the workload whose WLSTART..WLEND interval of virtual time cont
 runs every program one after another, so these intervals do not overlap, and no guest change is needed: the
 markers are run-suite.sh's own lines. The table then gives per workload the GPU thread-instructions executed,
 the host seconds the shader cores spent on its jobs, their ratio (the simulation rate), and the timing
-models' estimate (GPU cycles and microseconds, summed over the workload's jobs).
+models' estimate (GPU cycles and microseconds, summed over the workload's jobs; marked "*" when some job has
+none, as a job that faults).
 """
 import argparse
 import json
@@ -113,9 +114,10 @@ def model_columns(f):
     insns = str(f["thread_insns"])
     model_s = f"{f['model_s']:.3f}" if f["timed"] == f["jobs"] else "-"
     rate = f"{f['thread_insns'] / f['model_s']:.3g}" if model_s != "-" and f["model_s"] > 0 else "-"
-    complete = f["estimated"] == f["jobs"]
-    cycles = str(f["est_cycles"]) if complete else "-"
-    us = f"{f['est_us']:.1f}" if complete else "-"
+    # A job that faults never completes and so has no estimate; the other jobs' sum is shown, marked with "*".
+    mark = "" if f["estimated"] == f["jobs"] else "*"
+    cycles = f"{f['est_cycles']}{mark}" if f["estimated"] else "-"
+    us = f"{f['est_us']:.1f}{mark}" if f["estimated"] else "-"
     return [insns, model_s, rate, cycles, us]
 
 
@@ -220,6 +222,10 @@ def main():
         model = "".join(f"  {c:>{w}}" for c, w in zip(cells[r["name"]], widths)) if figures is not None else ""
         print(f"{r['name']:<{w_name}}  {r['sizes']:<{w_sizes}}  {r.get('gpu_jobs', '-'):>8}  "
               f"{r.get('gpu_s', '-'):>7}  {host:>7}{model}  {r['verdict']}{note}")
+    partial = [f"{name} {figures[name]['estimated']} of {figures[name]['jobs']}" for name in cells
+               if figures.get(name) and 0 < figures[name]["estimated"] < figures[name]["jobs"]]
+    if partial:
+        print(f"* estimate of the jobs that completed (jobs with an estimate: {', '.join(partial)})")
     passed = sum(r["verdict"] == "PASS" for r in rows)
     skipped = sum(r["verdict"] == "SKIP" for r in rows)
     failed = len(rows) - passed - skipped

@@ -50,6 +50,7 @@ STATS = {"gpu": {"jobs": [
     job(390, 3000, 1.5, 1000, 1.0),      # vecadd
     job(600, 500, None, 300, 0.3),       # reduce, no host time measured
     job(1000, 40, 0.02),                 # scan (still running at the end), no estimate
+    job(1100, 60, 0.03, 500, 0.5),       # scan again, with an estimate
 ]}}
 
 
@@ -77,8 +78,13 @@ class ModelColumns(unittest.TestCase):
         self.assertEqual(suite.model_columns(figures["vecadd"]), ["4000", "2.000", "2e+03", "3000", "3.0"])
         # reduce: its one job has no host time: no model seconds and no rate.
         self.assertEqual(suite.model_columns(figures["reduce"]), ["500", "-", "-", "300", "0.3"])
-        # scan: no estimate; 40 / 0.02 = 2000 per second.
-        self.assertEqual(suite.model_columns(figures["scan"]), ["40", "0.020", "2e+03", "-", "-"])
+        # scan: 40 + 60 instructions in 0.02 + 0.03 s = 2000 per second; one of its two jobs has an estimate,
+        # so its 500 cycles and 0.5 us are shown marked as partial.
+        self.assertEqual(suite.model_columns(figures["scan"]), ["100", "0.050", "2e+03", "500*", "0.5*"])
+        # No job with an estimate: nothing to show.
+        no_estimate = {"jobs": 1, "thread_insns": 40, "model_s": 0.02, "timed": 1, "est_cycles": 0, "est_us": 0.0,
+                       "estimated": 0}
+        self.assertEqual(suite.model_columns(no_estimate), ["40", "0.020", "2e+03", "-", "-"])
         self.assertEqual(suite.model_columns(None), ["-"] * 5)
 
 

@@ -2,6 +2,7 @@
 #include "bifrost_isa.h"
 #include "gpu-bifrost/clause_stats.h"
 #include "gpu-bifrost/clause_timing.h"
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -10,8 +11,12 @@ namespace vplat::gpu::bifrost {
 namespace gen = vplat::gen::bifrost;
 using u128 = vplat::adlrt::u128;
 
-unsigned DecodedClause::flow() const { return gen::header_flow(header); }
-unsigned DecodedClause::staging_register() const { return gen::header_staging_register(header); }
+unsigned DecodedClause::flow() const {
+  return gen::header_flow(header);
+}
+unsigned DecodedClause::staging_register() const {
+  return gen::header_staging_register(header);
+}
 
 namespace {
 
@@ -58,11 +63,15 @@ ClauseMetrics clause_metrics(const DecodedClause& c) {
       for (unsigned k = 0; k < s.srcs; ++k) {
         unsigned sel = (word >> s.src_lsb[k]) & 7;
         // Source 3 is the constant #0 on the FMA unit and the FMA result (t) on the ADD unit.
-        if (sel == 6 || sel == 7 || (sel == 3 && !fma)) ++m.temp_reads;
+        if (sel == 6 || sel == 7 || (sel == 3 && !fma))
+          ++m.temp_reads;
         else if (sel == 4 || sel == 5) {
-          if (t.fau_kind == FauKind::Uniform) ++m.fau_uniform;
-          else if (t.fau_kind == FauKind::Constant) ++m.fau_constant;
-          else ++m.fau_special;
+          if (t.fau_kind == FauKind::Uniform)
+            ++m.fau_uniform;
+          else if (t.fau_kind == FauKind::Constant)
+            ++m.fau_constant;
+          else
+            ++m.fau_special;
         }
       }
       if (s.mem != MemOp::None && m.access_count < m.accesses.size()) {
@@ -155,7 +164,8 @@ bool decode_clause(uint64_t address, const QwordReader& read, DecodedClause& c) 
     if (!gen::mode_valid(mode)) return invalid(c, "tuple " + std::to_string(i) + ": reserved register mode");
     // The first block must repeat reg2 in reg3 unless both slots are busy (bi_pack.c: otherwise the hardware
     // raises INSTR_INVALID_ENC).
-    if (first && !(gen::mode_slot2(mode) && gen::mode_slot3(mode)) && gen::regs_reg2(t.regs) != gen::regs_reg3(t.regs))
+    if (first && !(gen::mode_slot2(mode) && gen::mode_slot3(mode)) &&
+        gen::regs_reg2(t.regs) != gen::regs_reg3(t.regs))
       return invalid(c, "first tuple: reg2 != reg3 with a slot idle");
     t.port_read[0] = gen::regs_read0(t.regs);
     t.port_read[1] = gen::regs_read1(t.regs);
@@ -193,29 +203,54 @@ bool decode_clause(uint64_t address, const QwordReader& read, DecodedClause& c) 
 namespace {
 
 std::string hex32(uint32_t v) {
-  char b[48];
+  // "%f" of a large float has up to 39 integer digits (FLT_MAX).
+  char b[96];
   float f;
   std::memcpy(&f, &v, 4);
   std::snprintf(b, sizeof b, "0x%08x /* %f */", v, static_cast<double>(f));
   return b;
 }
 
-std::string fau_text(const DecodedClause& c, const DecodedTuple& t, bool high) {
-  char b[64];
+// The byte offset from the clause's address that a PC-relative FAU constant reads as (Mesa's dump_pc_imm), or
+// false when the constant is not PC-relative in this half.
+bool pc_offset(const DecodedClause& c, const DecodedTuple& t, bool high, int64_t& off) {
+  if (t.fau_kind != FauKind::Constant) return false;
+  unsigned slot = gen::fau_const_slot(t.fau_idx);
+  unsigned mod = c.const_mods[slot];
+  uint64_t imm = (c.constants[slot] << 4) | (t.fau_idx & 0xf);
+  if (mod == 0 || (mod == 2 && !high)) return false;
+  if (mod == 1)
+    off = static_cast<int64_t>(imm << 4) >> 4;
+  else if (mod == 2 || (mod == 3 && high))
+    off = static_cast<int32_t>(static_cast<uint32_t>(imm >> 32) << 4) >> 4;
+  else
+    off = static_cast<int32_t>(static_cast<uint32_t>(imm) << 4) >> 4;
+  return true;
+}
+
+// clause_index < 0: the clause alone, so a PC-relative constant prints as "(pc + offset)"; otherwise the
+// clause's place in its program (quadwords from the start), and the constant names its target's label as
+// Mesa's disassembler does (current label + offset / 16).
+std::string fau_text(const DecodedClause& c, const DecodedTuple& t, bool high, int64_t clause_index) {
+  char b[96];
   switch (t.fau_kind) {
   case FauKind::Uniform:
     std::snprintf(b, sizeof b, "u%u.w%u", t.fau_idx & 0x7f, high ? 1u : 0u);
     return b;
   case FauKind::Constant: {
     unsigned slot = gen::fau_const_slot(t.fau_idx);
-    unsigned mod = c.const_mods[slot];
     uint64_t imm = (c.constants[slot] << 4) | (t.fau_idx & 0xf);
-    if (mod == 0 || (mod == 2 && !high)) return hex32(static_cast<uint32_t>(high ? imm >> 32 : imm));
     int64_t off = 0;
-    if (mod == 1) off = static_cast<int64_t>(imm << 4) >> 4;
-    else if (mod == 2 || (mod == 3 && high)) off = static_cast<int32_t>(static_cast<uint32_t>(imm >> 32) << 4) >> 4;
-    else off = static_cast<int32_t>(static_cast<uint32_t>(imm) << 4) >> 4;
-    std::snprintf(b, sizeof b, "(pc + %lld)%s", static_cast<long long>(off), mod == 1 && high ? " >> 32" : "");
+    if (!pc_offset(c, t, high, off)) return hex32(static_cast<uint32_t>(high ? imm >> 32 : imm));
+    const char* shift = c.const_mods[slot] == 1 && high ? " >> 32" : "";
+    if (clause_index < 0) {
+      std::snprintf(b, sizeof b, "(pc + %lld)%s", static_cast<long long>(off), shift);
+      return b;
+    }
+    // Mesa divides the byte offset by 16 (branch targets are clause addresses, 16-byte aligned) and flags a
+    // branch to the clause itself.
+    std::snprintf(b, sizeof b, "clause_%lld%s%s", static_cast<long long>(clause_index + off / 16), shift,
+                  off == 0 ? " /* XXX: likely an infinite loop */" : "");
     return b;
   }
   case FauKind::Special:
@@ -225,39 +260,53 @@ std::string fau_text(const DecodedClause& c, const DecodedTuple& t, bool high) {
   }
 }
 
-std::string src_text(const DecodedClause& c, const DecodedTuple& t, unsigned sel, bool fma) {
+std::string src_text(const DecodedClause& c, const DecodedTuple& t, unsigned sel, bool fma,
+                     int64_t clause_index) {
   switch (sel) {
-  case 0: return "r" + std::to_string(t.port_reg[0]);
-  case 1: return "r" + std::to_string(t.port_reg[1]);
-  case 2: return "r" + std::to_string(t.port_reg[2]);
-  case 3: return fma ? "#0" : "t";
-  case 4: return fau_text(c, t, false);
-  case 5: return fau_text(c, t, true);
-  case 6: return "t0";
-  default: return "t1";
+  case 0:
+    return "r" + std::to_string(t.port_reg[0]);
+  case 1:
+    return "r" + std::to_string(t.port_reg[1]);
+  case 2:
+    return "r" + std::to_string(t.port_reg[2]);
+  case 3:
+    return fma ? "#0" : "t";
+  case 4:
+    return fau_text(c, t, false, clause_index);
+  case 5:
+    return fau_text(c, t, true, clause_index);
+  case 6:
+    return "t0";
+  default:
+    return "t1";
   }
 }
 
-std::string dest_mask(SlotOp op) { return op == SlotOp::WriteLo ? ".h0" : op == SlotOp::WriteHi ? ".h1" : ""; }
+std::string dest_mask(SlotOp op) {
+  return op == SlotOp::WriteLo ? ".h0" : op == SlotOp::WriteHi ? ".h1" : "";
+}
 
 std::string dest_text(const DecodedTuple& t, bool fma) {
   if (fma) {
     if (t.write2 != SlotOp::Idle) return "r" + std::to_string(t.write2_reg) + ":t0" + dest_mask(t.write2);
-    if (t.write3 != SlotOp::Idle && t.write3_fma) return "r" + std::to_string(t.write3_reg) + ":t0" + dest_mask(t.write3);
+    if (t.write3 != SlotOp::Idle && t.write3_fma)
+      return "r" + std::to_string(t.write3_reg) + ":t0" + dest_mask(t.write3);
     return "t0";
   }
-  if (t.write3 != SlotOp::Idle && !t.write3_fma) return "r" + std::to_string(t.write3_reg) + ":t1" + dest_mask(t.write3);
+  if (t.write3 != SlotOp::Idle && !t.write3_fma)
+    return "r" + std::to_string(t.write3_reg) + ":t1" + dest_mask(t.write3);
   return "t1";
 }
 
 // Replaces the operand markers the description's asm strings leave (base.adl: @0..@7, @D, @R).
-std::string resolve(const std::string& text, const DecodedClause& c, const DecodedTuple& t, bool fma) {
+std::string resolve(const std::string& text, const DecodedClause& c, const DecodedTuple& t, bool fma,
+                    int64_t clause_index) {
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '@' && i + 1 < text.size()) {
       char k = text[i + 1];
       if (k >= '0' && k <= '7') {
-        out += src_text(c, t, static_cast<unsigned>(k - '0'), fma);
+        out += src_text(c, t, static_cast<unsigned>(k - '0'), fma, clause_index);
         ++i;
         continue;
       }
@@ -279,17 +328,19 @@ std::string resolve(const std::string& text, const DecodedClause& c, const Decod
 
 } // namespace
 
-std::string disassemble_clause(const DecodedClause& c) {
+std::string disassemble_clause(const DecodedClause& c, int64_t clause_index) {
   std::string s = gen::header_text(c.header) + "\n{\n";
   for (unsigned i = 0; i < c.tuple_count; ++i) {
     const DecodedTuple& t = c.tuples[i];
     char w[48];
-    if (t.fma_id >= 0) s += resolve(gen::disassemble(t.fma_id, t.fma_word), c, t, true) + "\n";
+    if (t.fma_id >= 0)
+      s += resolve(gen::disassemble(t.fma_id, t.fma_word), c, t, true, clause_index) + "\n";
     else {
       std::snprintf(w, sizeof w, "INSTR_INVALID_ENC fma %X\n", t.fma_word);
       s += w;
     }
-    if (t.add_id >= 0) s += resolve(gen::disassemble(t.add_id, t.add_word), c, t, false) + "\n";
+    if (t.add_id >= 0)
+      s += resolve(gen::disassemble(t.add_id, t.add_word), c, t, false, clause_index) + "\n";
     else {
       std::snprintf(w, sizeof w, "INSTR_INVALID_ENC add %X\n", t.add_word);
       s += w;
@@ -301,13 +352,28 @@ std::string disassemble_clause(const DecodedClause& c) {
 std::string disassemble_program(uint64_t address, const QwordReader& read, unsigned max_clauses) {
   std::string s;
   uint64_t at = address;
+  // The furthest clause a PC-relative constant (a branch target) has pointed at so far: code after an
+  // end-of-shader clause belongs to the shader when an earlier branch reaches it (an early return in the
+  // middle of a shader), as Mesa, which knows the binary's size, prints it.
+  uint64_t reach = address;
   for (unsigned n = 0; n < max_clauses; ++n) {
+    // Mesa pads a shader with zero bytes and its disassembler stops at a clause whose first word is zero; a
+    // shader whose last clause is a loop's back edge (not an end-of-shader clause) ends there too.
+    uint64_t lo = 0, hi = 0;
+    if (n > 0 && read(at, lo, hi) && static_cast<uint32_t>(lo) == 0) break;
     DecodedClause c;
-    s += "clause_" + std::to_string((at - address) / 16) + ":\n";
+    int64_t index = static_cast<int64_t>((at - address) / 16);
+    s += "clause_" + std::to_string(index) + ":\n";
     if (!decode_clause(at, read, c)) return s + "<unreadable>\n";
     if (c.exception && c.tuple_count == 0) return s + "<" + c.error + ">\n";
-    s += disassemble_clause(c) + "\n";
-    if (c.flow() == 0) break;
+    s += disassemble_clause(c, index) + "\n";
+    for (unsigned i = 0; i < c.tuple_count; ++i)
+      for (bool high : {false, true}) {
+        int64_t off = 0;
+        if (pc_offset(c, c.tuples[i], high, off) && off > 0)
+          reach = std::max(reach, c.address + uint64_t(off));
+      }
+    if (c.flow() == 0 && reach < c.next()) break;
     at = c.next();
   }
   return s;

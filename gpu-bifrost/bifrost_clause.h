@@ -24,7 +24,7 @@ enum class SlotOp : uint8_t { Idle = 0, Read = 1, Write = 2, WriteLo = 3, WriteH
 enum class FauKind : uint8_t { Special = 0, Constant = 1, Uniform = 2 };
 
 struct DecodedTuple {
-  uint64_t regs = 0;          // the 35-bit register block
+  uint64_t regs = 0; // the 35-bit register block
   uint32_t fma_word = 0, add_word = 0;
   int fma_id = -1, add_id = -1; // generated instruction ids
   // Reads: ports 0..2 (port 2 = slot 2 in read mode).
@@ -49,10 +49,10 @@ enum class MemOp : uint8_t { None = 0, Load = 1, Store = 2, Atomic = 3 };
 
 // What one lane's execution of a clause does, worked out once at decode time (clause_stats.h).
 struct ClauseMetrics {
-  uint8_t nops = 0;                           // FMA and ADD slots holding NOP
-  uint8_t reg_reads = 0, reg_writes = 0;      // register-block port reads, slot writes
+  uint8_t nops = 0;                      // FMA and ADD slots holding NOP
+  uint8_t reg_reads = 0, reg_writes = 0; // register-block port reads, slot writes
   uint8_t staging_reads = 0, staging_writes = 0;
-  uint8_t temp_reads = 0;                     // operands from t, t0, t1
+  uint8_t temp_reads = 0;                                     // operands from t, t0, t1
   uint8_t fau_uniform = 0, fau_constant = 0, fau_special = 0; // FAU operands by kind
   struct Access {
     MemSeg seg = MemSeg::Global;
@@ -65,19 +65,19 @@ struct ClauseMetrics {
 
 struct DecodedClause {
   uint64_t address = 0;
-  unsigned qwords = 0;     // size, including constant quadwords
+  unsigned qwords = 0; // size, including constant quadwords
   uint64_t header = 0;
   unsigned tuple_count = 0;
   std::array<DecodedTuple, kMaxTuples> tuples{};
-  std::array<uint64_t, kMaxConstants> constants{};  // stored 60 bits (value >> 4)
-  std::array<uint8_t, kMaxConstants> const_mods{};  // 0 none, 1 PC_LO, 2 PC_HI, 3 PC_LO_HI
+  std::array<uint64_t, kMaxConstants> constants{}; // stored 60 bits (value >> 4)
+  std::array<uint8_t, kMaxConstants> const_mods{}; // 0 none, 1 PC_LO, 2 PC_HI, 3 PC_LO_HI
   unsigned constant_count = 0;
   uint32_t exception = 0;  // nonzero: executing this clause raises it
   std::string error;       // why (for logs and tests)
   ClauseMetrics metrics;   // valid when exception == 0
   models::ClauseCost cost; // static timing (clause_timing.h), filled by decode_clause for a valid clause
   uint64_t next() const { return address + 16ull * qwords; }
-  unsigned flow() const;   // header flow_control (0 = end of shader)
+  unsigned flow() const; // header flow_control (0 = end of shader)
   unsigned staging_register() const;
 };
 
@@ -89,9 +89,12 @@ using QwordReader = std::function<bool(uint64_t addr, uint64_t& lo, uint64_t& hi
 bool decode_clause(uint64_t address, const QwordReader& read, DecodedClause& out);
 
 // Mesa-style disassembly of one decoded clause: the header line, then "{", one line per FMA and ADD op, "}".
-std::string disassemble_clause(const DecodedClause& c);
-// A whole shader as Mesa's disassemble_bifrost prints it: "clause_N:" (N in quadwords from `address`) before each
-// clause, a blank line after it, stopping after the first end-of-shader clause (or max_clauses).
+// A PC-relative constant prints as "(pc + offset)", or, given the clause's index in its program (quadwords
+// from the start), as the label of its target ("clause_N"), as Mesa's disassembler prints branch targets.
+std::string disassemble_clause(const DecodedClause& c, int64_t clause_index = -1);
+// A whole shader as Mesa's disassemble_bifrost prints it: "clause_N:" (N in quadwords from `address`) before
+// each clause, a blank line after it, branch targets as labels, stopping at the zero padding after the shader
+// or after the first end-of-shader clause that no earlier branch jumps past (or after max_clauses).
 std::string disassemble_program(uint64_t address, const QwordReader& read, unsigned max_clauses = 4096);
 
 } // namespace vplat::gpu::bifrost

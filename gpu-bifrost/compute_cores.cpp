@@ -379,8 +379,8 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
 
 void ComputeCores::dump_shader(const ComputeJob& job, GpuMemory& memory) {
   // Read through page_pointer, which never stalls or records a fault: dumping must not change the job. The
-  // disassembly runs from the entry to the first end-of-shader clause, as Mesa's disassembler prints a
-  // shader.
+  // disassembly runs from the entry to the last end-of-shader clause that the shader's branches reach, as
+  // Mesa's disassembler prints a shader.
   std::string text = disassemble_program(job.shader_pc, [&](uint64_t a, uint64_t& lo, uint64_t& hi) {
     if (a & 15) return false;
     const uint8_t* page = memory.page_pointer(a, Access::Execute);

@@ -191,5 +191,97 @@ TEST(RoundTrip, ProgramListing) {
                   "clause_1:\nds(0) eos \n{\n*NOP t0\n+MOV.i32 r2:t1, u3.w1\n}\n\n");
 }
 
+// A shader with an early return: clause A branches over clause B (an end-of-shader clause) to clause C, which
+// ends the shader. Mesa lists every clause of the binary and names branch targets by their label (A's label +
+// offset / 16), so the listing goes on past B to C and stops after C, which no branch jumps past.
+TEST(RoundTrip, ProgramListingEarlyReturn) {
+  auto b = bifrost_asm::assemble("tuple fau=u3 ; *NOP ; +MOV.i32 src0=5 ; add->r2");
+  auto c = bifrost_asm::assemble("tuple fau=u4 ; *NOP ; +MOV.i32 src0=4 ; add->r3");
+  auto a_with = [](long offset) {
+    return bifrost_asm::assemble(
+        "header flow=1\ntuple p0=r1 fau=c0 ; *NOP ; +BRANCHZ.i32 src0=0 src2=5 eq=1\n"
+        "const pchi " +
+        std::to_string(offset));
+  };
+  // Quadwords of each clause; A's size does not depend on the offset's value.
+  size_t qa = a_with(0).size() / 2, qb = b.size() / 2;
+  ASSERT_EQ(a_with(16 * long(qa + qb)).size() / 2, qa);
+  std::vector<uint64_t> words = a_with(16 * long(qa + qb));
+  words.insert(words.end(), b.begin(), b.end());
+  words.insert(words.end(), c.begin(), c.end());
+  words.insert(words.end(), b.begin(), b.end()); // after the last reachable end: not listed
+  auto read = [&](uint64_t addr, uint64_t& lo, uint64_t& hi) {
+    size_t i = (addr - kCodeVa) / 8;
+    if (i + 1 >= words.size()) return false;
+    lo = words[i];
+    hi = words[i + 1];
+    return true;
+  };
+  std::string label_c = "clause_" + std::to_string(qa + qb);
+  EXPECT_EQ(disassemble_program(kCodeVa, read),
+            "clause_0:\nds(0) nbb br_pc \n{\n*NOP t0\n+BRANCHZ.i32.eq t1, r1, " + label_c + "\n}\n\n" +
+                "clause_" + std::to_string(qa) + ":\nds(0) eos \n{\n*NOP t0\n+MOV.i32 r2:t1, u3.w1\n}\n\n" +
+                label_c + ":\nds(0) eos \n{\n*NOP t0\n+MOV.i32 r3:t1, u4.w0\n}\n\n");
+  // The clause alone (no program around it) keeps the byte offset.
+  DecodedClause alone;
+  ASSERT_TRUE(decode_clause(kCodeVa, read, alone));
+  EXPECT_NE(disassemble_clause(alone).find("(pc + " + std::to_string(16 * (qa + qb)) + ")"),
+            std::string::npos);
+}
+
+// A loop whose back edge is the last clause (not an end-of-shader clause), followed by Mesa's zero padding:
+// the listing stops at the padding, as Mesa's disassembler does at a zero word.
+TEST(RoundTrip, ProgramListingStopsAtPadding) {
+  auto a = bifrost_asm::assemble("header flow=1 ncph\ntuple fau=u3 ; *NOP ; +MOV.i32 src0=5 ; add->r2");
+  auto back = bifrost_asm::assemble("header flow=1\ntuple fau=c0 ; *NOP ; +JUMP src2=5\nconst pchi -" +
+                                    std::to_string(16 * (a.size() / 2)));
+  std::vector<uint64_t> words = a;
+  words.insert(words.end(), back.begin(), back.end());
+  words.insert(words.end(), {0, 0, 0, 0}); // padding
+  words.insert(words.end(), a.begin(), a.end());
+  std::string text = disassemble_program(kCodeVa, [&](uint64_t addr, uint64_t& lo, uint64_t& hi) {
+    size_t i = (addr - kCodeVa) / 8;
+    if (i + 1 >= words.size()) return false;
+    lo = words[i];
+    hi = words[i + 1];
+    return true;
+  });
+  EXPECT_NE(text.find("+JUMP t1, clause_0\n}\n\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("clause_" + std::to_string((a.size() + back.size()) / 2) + ":"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("invalid"), std::string::npos) << text;
+}
+
+// An embedded constant prints with its float value in full, as Mesa's dump_const_imm ("0x%08x /* %f */"):
+// FLT_MAX = (2 - 2^-23) x 2^127 = 340282346638528859811704183484516925440.
+TEST(RoundTrip, LargeConstantPrintsInFull) {
+  auto a = bifrost_asm::assemble("tuple fau=c0 ; *NOP ; +MOV.i32 src0=4\nconst 0x7f7fffff");
+  std::string text = disassemble_program(kCodeVa, [&](uint64_t addr, uint64_t& lo, uint64_t& hi) {
+    size_t i = (addr - kCodeVa) / 8;
+    if (i + 1 >= a.size()) return false;
+    lo = a[i];
+    hi = a[i + 1];
+    return true;
+  });
+  EXPECT_NE(text.find("0x7f7fffff /* 340282346638528859811704183484516925440.000000 */"), std::string::npos)
+      << text;
+}
+
+// A branch to its own clause: Mesa's dump_pc_imm adds a warning comment to the label.
+TEST(RoundTrip, ProgramListingSelfBranch) {
+  auto a = bifrost_asm::assemble("header flow=1\ntuple fau=c0 ; *NOP ; +JUMP src2=5\nconst pchi 0");
+  auto b = bifrost_asm::assemble("tuple fau=u3 ; *NOP ; +MOV.i32 src0=5 ; add->r2");
+  std::vector<uint64_t> words = a;
+  words.insert(words.end(), b.begin(), b.end());
+  std::string text = disassemble_program(kCodeVa, [&](uint64_t addr, uint64_t& lo, uint64_t& hi) {
+    size_t i = (addr - kCodeVa) / 8;
+    if (i + 1 >= words.size()) return false;
+    lo = words[i];
+    hi = words[i + 1];
+    return true;
+  });
+  EXPECT_NE(text.find("+JUMP t1, clause_0 /* XXX: likely an infinite loop */\n"), std::string::npos) << text;
+}
+
 } // namespace
 } // namespace bifrost_isa_test
