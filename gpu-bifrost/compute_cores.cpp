@@ -377,18 +377,28 @@ ShaderResult ComputeCores::run_compute(const ComputeJob& job, GpuMemory& memory,
   return result;
 }
 
-void ComputeCores::dump_shader(const ComputeJob& job, GpuMemory& memory) {
-  // Read through page_pointer, which never stalls or records a fault: dumping must not change the job. The
-  // disassembly runs from the entry to the last end-of-shader clause that the shader's branches reach, as
-  // Mesa's disassembler prints a shader.
-  std::string text = disassemble_program(job.shader_pc, [&](uint64_t a, uint64_t& lo, uint64_t& hi) {
+namespace {
+
+// Reads a shader's 128-bit clause words through page_pointer, which never stalls or records a fault, so that
+// dumping or estimating a shader cannot change the job that runs it.
+auto shader_words(GpuMemory& memory) {
+  return [&memory](uint64_t a, uint64_t& lo, uint64_t& hi) {
     if (a & 15) return false;
     const uint8_t* page = memory.page_pointer(a, Access::Execute);
     if (!page) return false;
     std::memcpy(&lo, page + (a & (kPageSize - 1)), 8);
     std::memcpy(&hi, page + (a & (kPageSize - 1)) + 8, 8);
     return true;
-  });
+  };
+}
+
+} // namespace
+
+void ComputeCores::dump_shader(const ComputeJob& job, GpuMemory& memory) {
+  // Read through page_pointer, which never stalls or records a fault: dumping must not change the job. The
+  // disassembly runs from the entry to the last end-of-shader clause that the shader's branches reach, as
+  // Mesa's disassembler prints a shader.
+  std::string text = disassemble_program(job.shader_pc, shader_words(memory));
   // The content hash (64-bit FNV-1a of the text) tells apart shaders a driver placed at the same address.
   uint64_t hash = 0xcbf29ce484222325ull;
   for (unsigned char ch : text) hash = (hash ^ ch) * 0x100000001b3ull;
@@ -412,15 +422,8 @@ void ComputeCores::report_shader(const ComputeJob& job, GpuMemory& memory) {
     std::lock_guard lock(estimate_mu_);
     if (!reported_shaders_.insert({job.as, job.shader_pc}).second || reported_shaders_.size() > 4096) return;
   }
-  std::string text = shader_estimate_text(job.shader_pc, [&](uint64_t a, uint64_t& lo, uint64_t& hi) {
-    // Through page_pointer, which never stalls or records a fault: the report must not change the job.
-    if (a & 15) return false;
-    const uint8_t* page = memory.page_pointer(a, Access::Execute);
-    if (!page) return false;
-    std::memcpy(&lo, page + (a & (kPageSize - 1)), 8);
-    std::memcpy(&hi, page + (a & (kPageSize - 1)) + 8, 8);
-    return true;
-  });
+  // Through page_pointer, which never stalls or records a fault: the report must not change the job.
+  std::string text = shader_estimate_text(job.shader_pc, shader_words(memory));
   std::fprintf(stderr, "vplat: gpu-estimate: shader 0x%llx: %s\n",
                static_cast<unsigned long long>(job.shader_pc), text.empty() ? "(unreadable)" : text.c_str());
 }

@@ -170,6 +170,21 @@ TEST(RoundTrip, EveryClauseFormat) {
     }
 }
 
+// A program's words laid out from kCodeVa, as the disassembler's clause reader.
+auto words_at_code_va(const std::vector<uint64_t>& words) {
+  return [&words](uint64_t addr, uint64_t& lo, uint64_t& hi) {
+    size_t i = (addr - kCodeVa) / 8;
+    if (i + 1 >= words.size()) return false;
+    lo = words[i];
+    hi = words[i + 1];
+    return true;
+  };
+}
+
+std::string listing(const std::vector<uint64_t>& words) {
+  return disassemble_program(kCodeVa, words_at_code_va(words));
+}
+
 // A two-clause program as Mesa's disassemble_bifrost lays it out: labels in quadwords, a blank line after
 // each clause, stopping after the end-of-shader clause; FAU specials and uniforms named as dump_fau_src names
 // them.
@@ -180,13 +195,7 @@ TEST(RoundTrip, ProgramListing) {
   std::vector<uint64_t> words = a;
   words.insert(words.end(), b.begin(), b.end());
   words.insert(words.end(), a.begin(), a.end()); // after the end: not listed
-  std::string text = disassemble_program(kCodeVa, [&](uint64_t addr, uint64_t& lo, uint64_t& hi) {
-    size_t i = (addr - kCodeVa) / 8;
-    if (i + 1 >= words.size()) return false;
-    lo = words[i];
-    hi = words[i + 1];
-    return true;
-  });
+  std::string text = listing(words);
   EXPECT_EQ(text, "clause_0:\nds(0) nbb ncph \n{\n*MOV.i32 r1:t0, lane_id.x\n+MOV.i32 t1, lane_id.y\n}\n\n"
                   "clause_1:\nds(0) eos \n{\n*NOP t0\n+MOV.i32 r2:t1, u3.w1\n}\n\n");
 }
@@ -210,13 +219,7 @@ TEST(RoundTrip, ProgramListingEarlyReturn) {
   words.insert(words.end(), b.begin(), b.end());
   words.insert(words.end(), c.begin(), c.end());
   words.insert(words.end(), b.begin(), b.end()); // after the last reachable end: not listed
-  auto read = [&](uint64_t addr, uint64_t& lo, uint64_t& hi) {
-    size_t i = (addr - kCodeVa) / 8;
-    if (i + 1 >= words.size()) return false;
-    lo = words[i];
-    hi = words[i + 1];
-    return true;
-  };
+  auto read = words_at_code_va(words);
   std::string label_c = "clause_" + std::to_string(qa + qb);
   EXPECT_EQ(disassemble_program(kCodeVa, read),
             "clause_0:\nds(0) nbb br_pc \n{\n*NOP t0\n+BRANCHZ.i32.eq t1, r1, " + label_c + "\n}\n\n" +
@@ -239,13 +242,7 @@ TEST(RoundTrip, ProgramListingStopsAtPadding) {
   words.insert(words.end(), back.begin(), back.end());
   words.insert(words.end(), {0, 0, 0, 0}); // padding
   words.insert(words.end(), a.begin(), a.end());
-  std::string text = disassemble_program(kCodeVa, [&](uint64_t addr, uint64_t& lo, uint64_t& hi) {
-    size_t i = (addr - kCodeVa) / 8;
-    if (i + 1 >= words.size()) return false;
-    lo = words[i];
-    hi = words[i + 1];
-    return true;
-  });
+  std::string text = listing(words);
   EXPECT_NE(text.find("+JUMP t1, clause_0\n}\n\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("clause_" + std::to_string((a.size() + back.size()) / 2) + ":"), std::string::npos)
       << text;
@@ -256,13 +253,7 @@ TEST(RoundTrip, ProgramListingStopsAtPadding) {
 // FLT_MAX = (2 - 2^-23) x 2^127 = 340282346638528859811704183484516925440.
 TEST(RoundTrip, LargeConstantPrintsInFull) {
   auto a = bifrost_asm::assemble("tuple fau=c0 ; *NOP ; +MOV.i32 src0=4\nconst 0x7f7fffff");
-  std::string text = disassemble_program(kCodeVa, [&](uint64_t addr, uint64_t& lo, uint64_t& hi) {
-    size_t i = (addr - kCodeVa) / 8;
-    if (i + 1 >= a.size()) return false;
-    lo = a[i];
-    hi = a[i + 1];
-    return true;
-  });
+  std::string text = listing(a);
   EXPECT_NE(text.find("0x7f7fffff /* 340282346638528859811704183484516925440.000000 */"), std::string::npos)
       << text;
 }
@@ -273,13 +264,7 @@ TEST(RoundTrip, ProgramListingSelfBranch) {
   auto b = bifrost_asm::assemble("tuple fau=u3 ; *NOP ; +MOV.i32 src0=5 ; add->r2");
   std::vector<uint64_t> words = a;
   words.insert(words.end(), b.begin(), b.end());
-  std::string text = disassemble_program(kCodeVa, [&](uint64_t addr, uint64_t& lo, uint64_t& hi) {
-    size_t i = (addr - kCodeVa) / 8;
-    if (i + 1 >= words.size()) return false;
-    lo = words[i];
-    hi = words[i + 1];
-    return true;
-  });
+  std::string text = listing(words);
   EXPECT_NE(text.find("+JUMP t1, clause_0 /* XXX: likely an infinite loop */\n"), std::string::npos) << text;
 }
 
