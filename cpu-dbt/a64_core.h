@@ -307,6 +307,9 @@ private:
   uint64_t* block_runs_ = nullptr;  // --cpu-stats with a JIT tier: runs of each translated block, by its slot
   uint64_t block_base_retired_ = 0; // retired when it started
   uint64_t block_va_ = 0;           // its first instruction
+  // The exit slots of the block that returned to try_run from its end (nullptr: it left elsewhere): where
+  // try_run links the block found next, so that the next time that exit jumps there directly.
+  void* last_exit_ = nullptr;
 
   // The page of the last instruction fetch that hit RAM: while PC stays on it at the same EL, the next
   // fetch reads the host page directly. A TLB entry is only ever replaced by another valid translation,

@@ -181,19 +181,42 @@ struct KeyHash {
   size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.va * 31 + k.pa * 7 + k.el); }
 };
 
-// `limit` (>= 1): the most instructions the call may retire (the run loop's budget left).
-using BlockFn = uint64_t (*)(g::State* s, uint32_t attention, uint64_t limit);
-constexpr uint64_t kFaulted = 1ull << 32;
+// `limit` (>= 1): the most instructions the call may retire (the run loop's budget left); `done`: the
+// instructions the chain of blocks this call continues retired before it. Returns `done` plus what this block
+// and the blocks it jumped to retired, with kFaulted set when the next instruction raised an exception.
+using BlockFn = uint64_t (*)(g::State* s, uint32_t attention, uint64_t limit, uint64_t done);
+constexpr uint64_t kFaulted = 1ull << 63;
+
+// Where a block's end jumps next without returning to the run loop: the block found at `va` the last times
+// this block ended there (try_run fills the slots, translated code reads them). A slot is followed only
+// while the cache generation it was filled in lasts (dropping any block bumps it, so `fn` is never freed
+// code) and while the fetch TLB still maps `va` to the physical page the target was translated from.
+struct ExitSlot {
+  uint64_t va = 0, pa_page = 0, gen = 0; // gen 0: empty (generations start at 1)
+  BlockFn fn = nullptr;
+};
+constexpr unsigned kExitSlots = 2; // per block: a conditional branch's two ways
 constexpr uint32_t kNoSlot = ~0u; // a block without a run counter (--cpu-stats off)
 
 // The code of one compiled module. When the last block using it is dropped, its memory is released at the
 // next safe point (the run loop, outside translated code).
+// The exit slots of its blocks are released with it: a block dropped by a store it made still reads its
+// own slots when it ends.
+struct Graveyard {
+  std::vector<llvm::orc::ResourceTrackerSP> code;
+  std::vector<std::unique_ptr<ExitSlot[]>> slots;
+  bool empty() const { return code.empty() && slots.empty(); }
+};
 struct Chunk {
   llvm::orc::ResourceTrackerSP rt;
-  std::vector<llvm::orc::ResourceTrackerSP>* graveyard;
-  Chunk(llvm::orc::ResourceTrackerSP r, std::vector<llvm::orc::ResourceTrackerSP>* g)
-      : rt(std::move(r)), graveyard(g) {}
-  ~Chunk() { graveyard->push_back(std::move(rt)); }
+  std::unique_ptr<ExitSlot[]> slots; // kExitSlots per block of the module
+  Graveyard* graveyard;
+  Chunk(llvm::orc::ResourceTrackerSP r, std::unique_ptr<ExitSlot[]> s, Graveyard* g)
+      : rt(std::move(r)), slots(std::move(s)), graveyard(g) {}
+  ~Chunk() {
+    graveyard->code.push_back(std::move(rt));
+    graveyard->slots.push_back(std::move(slots));
+  }
 };
 
 struct Block {
@@ -202,10 +225,7 @@ struct Block {
   bool fp = false;  // contains FP/SIMD instructions (they trap when CPACR_EL1.FPEN says so)
   BlockFn fn = nullptr;
   std::shared_ptr<Chunk> code;
-  // The blocks that followed this one last (a branch's two ways), valid while the cache generation they
-  // were found in lasts: dropping any block bumps it, so these never point at a freed block.
-  Block* next[2] = {nullptr, nullptr};
-  uint64_t next_gen[2] = {0, 0};
+  ExitSlot* exits = nullptr; // kExitSlots, in `code`
   // --cpu-stats: the slot of the run counter the code bumps on entry, and the instruction ids it runs.
   uint32_t count_slot = kNoSlot;
   std::vector<uint16_t> ids;
@@ -221,12 +241,14 @@ struct Request {
 struct Result {
   Request req;
   BlockFn fn = nullptr;
+  ExitSlot* exits = nullptr;
   std::shared_ptr<Chunk> code; // shared by the blocks compiled in one module
 };
 
 // Offsets (from the State base of a Core) of the Core members translated code touches.
 struct CoreOffsets {
   size_t attention, access_el, cur_insn, sp_check, tlb, align_mask, monitors, block_runs;
+  size_t retired, block_base_retired, block_va, last_exit, fp_trap;
 };
 
 // --cpu-stats: an exit of a block that retired fewer than all its instructions takes the `count` it did not
@@ -325,26 +347,17 @@ struct JitEngine::Impl {
 
   Block* lookup(Core& c, bool count);
 
-  // The block at c.PC if it is one that followed `b` before: the same checks as lookup (the fetch TLB
-  // maps PC to the block's physical address in RAM; the EL cannot change inside a chain of blocks)
-  // without the cache probe.
-  Block* follow(Core& c, const Block& b) const {
-    const uint64_t pc = c.PC;
-    for (int i = 0; i < 2; ++i) {
-      Block* n = b.next[i];
-      if (!n || b.next_gen[i] != cache_gen || n->key.va != pc) continue;
-      const Core::TlbEntry& e = c.tlb_[n->key.el][(pc >> 12) & (Core::kTlbSize - 1)];
-      if (e.fetch == (pc & ~0xfffull) && e.host && (e.pa | (pc & 0xfff)) == n->key.pa) return n;
-    }
-    return nullptr;
+  // Makes the end of the block whose exit slots are `exits` jump straight to `n` next time it reaches n's
+  // start (translated code checks the generation and the fetch TLB, as lookup does). Both ways of a branch
+  // fit; a third target (an indirect branch) replaces the second.
+  void link(ExitSlot* exits, const Block& n) {
+    ExitSlot* s = &exits[exits[0].gen == cache_gen && exits[0].va != n.key.va ? 1 : 0];
+    s->va = n.key.va;
+    s->pa_page = n.key.pa & ~0xfffull;
+    s->gen = cache_gen;
+    s->fn = n.fn;
   }
-  void remember(Block& b, Block* n) {
-    // With both ways known, a third target (an indirect branch) replaces the second.
-    const int slot = b.next[0] && b.next_gen[0] == cache_gen ? 1 : 0;
-    b.next[slot] = n;
-    b.next_gen[slot] = cache_gen;
-  }
-  std::vector<llvm::orc::ResourceTrackerSP> graveyard; // removed at the next safe point
+  Graveyard graveyard; // released at the next safe point
   uint64_t epoch = 0, next_name = 0;
 
   // Background compilation.
@@ -376,7 +389,11 @@ struct JitEngine::Impl {
       std::abort();
     }
     // Blocks are small and straight-line: the cheaper code generator loses little.
-    jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::None);
+    // VPLAT_JIT_CODEGEN=0..3: the code generator's optimisation level, for tuning.
+    llvm::CodeGenOpt::Level level = llvm::CodeGenOpt::None;
+    if (const char* v = std::getenv("VPLAT_JIT_CODEGEN"); v && v[0] >= '0' && v[0] <= '3' && !v[1])
+      level = static_cast<llvm::CodeGenOpt::Level>(v[0] - '0');
+    jtmb->setCodeGenOptLevel(level);
     auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
     if (!j) {
       std::fprintf(stderr, "vplat: cannot create the JIT: %s\n", llvm::toString(j.takeError()).c_str());
@@ -401,7 +418,8 @@ struct JitEngine::Impl {
     }
     results.clear();
     blocks.clear();
-    graveyard.clear();
+    graveyard.code.clear();
+    graveyard.slots.clear();
   }
 
   // ---------------------------------------------------------------------------------- translation
@@ -421,9 +439,10 @@ struct JitEngine::Impl {
     auto mod = std::make_unique<llvm::Module>("blocks", *ctx);
     mod->setDataLayout(jit->getDataLayout());
     std::vector<std::string> names;
-    for (Request& req : reqs) {
-      names.push_back("blk" + std::to_string(req.key.va) + "_" + std::to_string(next_name_atomic()));
-      build_function(*ctx, *mod, req, names.back());
+    std::unique_ptr<ExitSlot[]> slots(new ExitSlot[kExitSlots * reqs.size()]());
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      names.push_back("blk" + std::to_string(reqs[i].key.va) + "_" + std::to_string(next_name_atomic()));
+      build_function(*ctx, *mod, reqs[i], names.back(), &slots[kExitSlots * i]);
     }
     const uint64_t t1 = now();
     optimize(*mod);
@@ -447,11 +466,13 @@ struct JitEngine::Impl {
       std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(found.takeError()).c_str());
       std::abort();
     }
-    auto code = std::make_shared<Chunk>(std::move(rt), &graveyard);
+    ExitSlot* first_slot = slots.get();
+    auto code = std::make_shared<Chunk>(std::move(rt), std::move(slots), &graveyard);
     std::vector<Result> out;
     for (size_t i = 0; i < reqs.size(); ++i) {
       Result r;
       r.fn = llvm::jitTargetAddressToPointer<BlockFn>((*found)[symbols[i]].getAddress());
+      r.exits = first_slot + kExitSlots * i;
       r.code = code;
       r.req = std::move(reqs[i]);
       out.push_back(std::move(r));
@@ -476,18 +497,42 @@ struct JitEngine::Impl {
   // retired, with kFaulted when the next one raised an exception. A block stops after `limit` instructions,
   // so a budget ends exactly where the interpreter would end it, inside a block as well.
   void build_function(llvm::LLVMContext& lctx, llvm::Module& module, const Request& req,
-                      const std::string& name) {
+                      const std::string& name, ExitSlot* exits) {
     llvm::LLVMContext* ctx = &lctx;
     llvm::IRBuilder<> b(*ctx);
     auto* i64 = b.getInt64Ty();
     auto* i32 = b.getInt32Ty();
-    auto* ft = llvm::FunctionType::get(i64, {b.getPtrTy(), i32, i64}, false);
+    auto* ft = llvm::FunctionType::get(i64, {b.getPtrTy(), i32, i64, i64}, false);
     auto* f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, &module);
     f->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::Value* state = f->getArg(0);
     llvm::Value* attention = f->getArg(1);
     llvm::Value* limit = f->getArg(2);
+    llvm::Value* done = f->getArg(3);
     b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", f));
+    auto* i8 = b.getInt8Ty();
+    auto at_offset = [&](llvm::IRBuilder<>& bb, size_t offset) {
+      return bb.CreateConstInBoundsGEP1_64(bb.getInt8Ty(), state, offset);
+    };
+    auto host_ptr = [&](llvm::IRBuilder<>& bb, const void* p) {
+      return bb.CreateIntToPtr(bb.getInt64(reinterpret_cast<uintptr_t>(p)), bb.getPtrTy());
+    };
+    // A block reached from another one's end: FP/SIMD blocks are entered only while FP is enabled (the run
+    // loop checks the first block of a chain; this is the same check for the others).
+    bool has_fp = false;
+    for (uint32_t w : req.words)
+      if (insn_flags(g::decode(w)) & kFlagFp) has_fp = true;
+    if (has_fp) {
+      auto* leave = llvm::BasicBlock::Create(*ctx, "fp_trap", f);
+      auto* body = llvm::BasicBlock::Create(*ctx, "fp_ok", f);
+      b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.fp_trap)), b.getInt8(0)), leave, body);
+      llvm::IRBuilder<>(leave).CreateRet(done);
+      b.SetInsertPoint(body);
+    }
+    // What Core::retired_exact reads while this block runs.
+    b.CreateStore(b.getInt64(req.key.va), at_offset(b, off.block_va));
+    b.CreateStore(b.CreateAdd(b.CreateLoad(i64, at_offset(b, off.retired)), done),
+                  at_offset(b, off.block_base_retired));
     vplat::adljit::Ctx c(b, state);
     unsigned access_el = req.key.el; // EL whose TLB data accesses use (0 for LDTR/STTR)
     c.inline_call = [&](void* fn, const std::vector<llvm::Value*>& args, llvm::Value*& result) {
@@ -522,6 +567,51 @@ struct JitEngine::Impl {
       llvm::Value* counter = b.CreateConstInBoundsGEP1_64(i64, table, req.count_slot);
       b.CreateStore(b.CreateAdd(b.CreateLoad(i64, counter), b.getInt64(1)), counter);
     }
+    // The block's end, PC = `target` stored, `k` instructions retired: jump to the block an exit slot holds
+    // for `target` if the budget covers more, the attention flags are as the chain began (what try_run checks
+    // between blocks) and the fetch TLB maps `target` to that block's page; else return to the run loop,
+    // telling it which slots to fill.
+    auto chain = [&](llvm::IRBuilder<>& eb, llvm::Value* target, unsigned k) {
+      llvm::Value* total = eb.CreateAdd(done, eb.getInt64(k));
+      llvm::Value* left = eb.CreateSub(limit, eb.getInt64(k));
+      auto* out = llvm::BasicBlock::Create(*ctx, "out", f);
+      auto* awake = llvm::BasicBlock::Create(*ctx, "chain", f);
+      eb.CreateCondBr(eb.CreateICmpEQ(left, eb.getInt64(0)), out, awake);
+      eb.SetInsertPoint(awake);
+      auto* att = eb.CreateLoad(i32, at_offset(eb, off.attention));
+      att->setAtomic(llvm::AtomicOrdering::Monotonic);
+      att->setAlignment(llvm::Align(4));
+      auto* probe = llvm::BasicBlock::Create(*ctx, "probe", f);
+      eb.CreateCondBr(eb.CreateICmpNE(att, attention), out, probe);
+      eb.SetInsertPoint(probe);
+      llvm::Value* gen = eb.CreateLoad(i64, host_ptr(eb, &cache_gen));
+      llvm::Value* index = eb.CreateAnd(eb.CreateLShr(target, 12), eb.getInt64(Core::kTlbSize - 1));
+      const size_t bank = off.tlb + req.key.el * sizeof(Core::TlbEntry) * Core::kTlbSize;
+      llvm::Value* entry = eb.CreateGEP(i8, at_offset(eb, bank), eb.CreateMul(index, eb.getInt64(sizeof(Core::TlbEntry))));
+      llvm::Value* fetch = eb.CreateLoad(i64, eb.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, fetch)));
+      llvm::Value* epa = eb.CreateLoad(i64, eb.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, pa)));
+      llvm::Value* mapped = eb.CreateICmpEQ(fetch, eb.CreateAnd(target, eb.getInt64(~0xfffull)));
+      for (unsigned j = 0; j < kExitSlots; ++j) {
+        ExitSlot* slot = &exits[j];
+        auto field = [&](const void* p) { return eb.CreateLoad(i64, host_ptr(eb, p)); };
+        llvm::Value* hit = eb.CreateAnd(
+            eb.CreateAnd(mapped, eb.CreateICmpEQ(field(&slot->va), target)),
+            eb.CreateAnd(eb.CreateICmpEQ(field(&slot->gen), gen), eb.CreateICmpEQ(field(&slot->pa_page), epa)));
+        auto* jump = llvm::BasicBlock::Create(*ctx, "jump", f);
+        auto* miss = llvm::BasicBlock::Create(*ctx, "miss", f);
+        eb.CreateCondBr(hit, jump, miss);
+        eb.SetInsertPoint(jump);
+        llvm::Value* fn = eb.CreateLoad(eb.getPtrTy(), host_ptr(eb, &slot->fn));
+        llvm::CallInst* call = eb.CreateCall(ft, fn, {state, attention, left, total});
+        call->setTailCallKind(llvm::CallInst::TCK_MustTail);
+        eb.CreateRet(call);
+        eb.SetInsertPoint(miss);
+      }
+      eb.CreateBr(out);
+      eb.SetInsertPoint(out);
+      eb.CreateStore(host_ptr(eb, exits), at_offset(eb, off.last_exit));
+      eb.CreateRet(total);
+    };
     llvm::BasicBlock* budget_end = nullptr; // the budget ran out before the block's end
     if (n > 1) {
       budget_end = llvm::BasicBlock::Create(*ctx, "budget", f);
@@ -530,7 +620,7 @@ struct JitEngine::Impl {
       store64(eb, pc_off, at);
       store64(eb, npc, at);
       uncount_from(eb, limit);
-      eb.CreateRet(limit);
+      eb.CreateRet(eb.CreateAdd(done, limit));
     }
     bool ended = false;
     for (unsigned i = 0; i < n && !ended; ++i) {
@@ -558,7 +648,7 @@ struct JitEngine::Impl {
         llvm::IRBuilder<> fb(fault);
         store64(fb, npc, fb.getInt64(pc + 4));
         uncount_from(fb, fb.getInt64(i));
-        fb.CreateRet(fb.getInt64(i | kFaulted));
+        fb.CreateRet(fb.CreateOr(fb.CreateAdd(done, fb.getInt64(i)), fb.getInt64(kFaulted)));
       }
       c.fault_bb = fault;
       if (precise) {
@@ -599,7 +689,7 @@ struct JitEngine::Impl {
       if (branch) {
         llvm::Value* target = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, npc));
         store64(b, pc_off, target);
-        b.CreateRet(b.getInt64(i + 1));
+        chain(b, target, i + 1);
         ended = true;
         break;
       }
@@ -617,7 +707,7 @@ struct JitEngine::Impl {
           store64(lb, pc_off, lb.getInt64(pc + 4));
           store64(lb, npc, lb.getInt64(pc + 4));
           uncount_from(lb, lb.getInt64(i + 1));
-          lb.CreateRet(lb.getInt64(i + 1));
+          lb.CreateRet(lb.CreateAdd(done, lb.getInt64(i + 1)));
         }
         b.SetInsertPoint(cont);
       }
@@ -626,7 +716,7 @@ struct JitEngine::Impl {
       uint64_t end = req.key.va + 4ull * n;
       store64(b, pc_off, b.getInt64(end));
       store64(b, npc, b.getInt64(end));
-      b.CreateRet(b.getInt64(n));
+      chain(b, b.getInt64(end), n);
     }
     if (llvm::verifyFunction(*f, &llvm::errs())) {
       std::fprintf(stderr, "vplat: JIT produced invalid IR for the block at 0x%llx\n",
@@ -845,6 +935,7 @@ struct JitEngine::Impl {
     for (uint32_t w : res.req.words)
       if (insn_flags(g::decode(w)) & kFlagFp) blk->fp = true;
     blk->fn = res.fn;
+    blk->exits = res.exits;
     blk->code = std::move(res.code);
     blk->count_slot = res.req.count_slot;
     if (blk->count_slot != kNoSlot)
@@ -895,9 +986,10 @@ struct JitEngine::Impl {
   }
 
   void collect_garbage() {
-    for (auto& rt : graveyard)
+    for (auto& rt : graveyard.code)
       if (rt) cantFail(rt->remove());
-    graveyard.clear();
+    graveyard.code.clear();
+    graveyard.slots.clear();
   }
 
   // Taken before any block of the page is read, so that a concurrent write by a device is either in the
@@ -1016,9 +1108,14 @@ void JitEngine::add_core(Core& core) {
   im.off.align_mask = static_cast<size_t>(reinterpret_cast<char*>(&core.align_mask_) - base);
   im.off.monitors = static_cast<size_t>(reinterpret_cast<char*>(&core.monitors_active_) - base);
   im.off.block_runs = static_cast<size_t>(reinterpret_cast<char*>(&core.block_runs_) - base);
+  im.off.retired = static_cast<size_t>(reinterpret_cast<char*>(&core.retired) - base);
+  im.off.block_base_retired = static_cast<size_t>(reinterpret_cast<char*>(&core.block_base_retired_) - base);
+  im.off.block_va = static_cast<size_t>(reinterpret_cast<char*>(&core.block_va_) - base);
+  im.off.last_exit = static_cast<size_t>(reinterpret_cast<char*>(&core.last_exit_) - base);
+  im.off.fp_trap = static_cast<size_t>(reinterpret_cast<char*>(&core.fp_trap_) - base);
   if (core.insn_counts) count_instructions();
   static_assert(sizeof(core.attention_) == 4 && sizeof(core.access_el_) == 4 && sizeof(core.cur_insn) == 4 &&
-                sizeof(core.sp_check_) == 1);
+                sizeof(core.sp_check_) == 1 && sizeof(core.fp_trap_) == 1 && sizeof(core.retired) == 8);
 }
 
 // The block at core.PC if the fetch TLB maps it to RAM (or any memory, in user mode) and a translation
@@ -1070,32 +1167,29 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   if (c.il_) return false;
   Block* b = im.lookup(c, true);
   if (!b || !b->fn || (b->fp && c.fp_trap_)) return false;
-  // Blocks follow one another here while nothing the run loop checks between instructions has changed:
-  // the attention flags are as they were (EL, DAIF, the power state and the FP trap cannot change inside
-  // blocks: the instructions that change them are interpreted), and the budget covers the next block.
+  // Blocks follow one another while nothing the run loop checks between instructions has changed: the
+  // attention flags are as they were (EL, DAIF, the power state and the FP trap cannot change inside blocks:
+  // the instructions that change them are interpreted), and the budget covers the next block. A block's end
+  // jumps to the next block itself through its exit slots once this loop has linked them; the loop handles
+  // the ends it has not linked yet. (`retired` is 32 bits wide: a chain stops after 2^31 instructions.)
+  budget_left = std::min<uint64_t>(budget_left, 1ull << 31);
   uint64_t total = 0;
   c.in_block_ = true;
   for (;;) {
-    c.block_base_retired_ = c.retired + total;
-    c.block_va_ = b->key.va;
+    c.last_exit_ = nullptr;
     // A block longer than the budget left stops where the budget ends, as the interpreter would.
-    uint64_t r = b->fn(&c, attention, budget_left);
-    uint32_t k = static_cast<uint32_t>(r);
-    total += k;
-    budget_left -= k;
+    uint64_t r = b->fn(&c, attention, budget_left - total, total);
+    total = r & ~kFaulted;
     ++im.stats.blocks_run;
     if (r & kFaulted) {
       faulted = true;
       break;
     }
-    if (budget_left == 0 || c.attention_.load(std::memory_order_relaxed) != attention) break;
-    Block* nb = im.follow(c, *b);
-    if (!nb) {
-      nb = im.lookup(c, !im.sync);
-      if (nb && nb->fn) im.remember(*b, nb);
-    }
-    b = nb;
+    if (total == budget_left || c.attention_.load(std::memory_order_relaxed) != attention) break;
+    auto* exits = static_cast<ExitSlot*>(c.last_exit_);
+    b = im.lookup(c, !im.sync);
     if (!b || !b->fn || (b->fp && c.fp_trap_)) break;
+    if (exits) im.link(exits, *b);
   }
   c.in_block_ = false;
   im.stats.insns_in_blocks += total;
