@@ -279,11 +279,9 @@ public:
   TranslationRegs translation_regs() const;
   // Instructions completed before the one executing now, whatever the engine: `retired` is updated after
   // each interpreted instruction but only after a run of translated blocks, so inside a block the count is
-  // the block's start plus the instructions before PC (a block is straight-line code, and every instruction
-  // that can reach a device or the timers, i.e. that may fault or calls out, stores its PC first).
-  uint64_t retired_exact() const {
-    return in_block_ ? block_base_retired_ + ((PC - block_va_) >> 2) : retired;
-  }
+  // what translated code stores before each helper call of an instruction that may fault (all that can reach
+  // a device or the timers).
+  uint64_t retired_exact() const { return in_block_ ? block_retired_ : retired; }
 
 private:
   friend class JitEngine;
@@ -303,10 +301,9 @@ private:
   uint64_t pending_ret_ = 0, pending_far_ = 0;
   bool pending_far_valid_ = false;
   std::vector<uint64_t> breakpoints_;
-  bool in_block_ = false;           // a translated block is running (JitEngine::try_run)
-  uint64_t* block_runs_ = nullptr;  // --cpu-stats with a JIT tier: runs of each translated block, by its slot
-  uint64_t block_base_retired_ = 0; // retired when it started
-  uint64_t block_va_ = 0;           // its first instruction
+  bool in_block_ = false;          // a translated block is running (JitEngine::try_run)
+  uint64_t* block_runs_ = nullptr; // --cpu-stats with a JIT tier: runs of each translated block, by its slot
+  uint64_t block_retired_ = 0;     // in a block: instructions retired before the one calling a helper
   // The exit slots of the block that returned to try_run from its end (nullptr: it left elsewhere): where
   // try_run links the block found next, so that the next time that exit jumps there directly.
   void* last_exit_ = nullptr;

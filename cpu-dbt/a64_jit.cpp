@@ -21,14 +21,17 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/DeadStoreElimination.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/GVN.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <mutex>
 #include <thread>
+#include <unistd.h>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -172,6 +175,22 @@ Role role_of(int id, uint32_t insn) {
   return Role::Outside;
 }
 
+// Conditional direct branches (B.cond, CB(N)Z, TB(N)Z) do not end a block: it goes on with the way not
+// taken and leaves through a side exit when the branch is taken, so a loop body with early-out tests is one
+// block (one exit per iteration instead of one per test).
+bool is_conditional_branch(int id) {
+  return id >= 0 && std::string_view(g::kInsnInfo[id].cls) == "branch_cond";
+}
+
+// The exits of a block of these instructions: one per conditional branch before its last instruction, and
+// its end.
+unsigned exit_count(const std::vector<uint32_t>& words) {
+  unsigned n = 1;
+  for (size_t i = 0; i + 1 < words.size(); ++i)
+    if (is_conditional_branch(g::decode(words[i]))) ++n;
+  return n;
+}
+
 struct Key {
   uint64_t va, pa;
   unsigned el;
@@ -196,7 +215,7 @@ struct ExitSlot {
   BlockFn fn = nullptr;
 };
 constexpr unsigned kExitSlots = 2; // per block: a conditional branch's two ways
-constexpr uint32_t kNoSlot = ~0u; // a block without a run counter (--cpu-stats off)
+constexpr uint32_t kNoSlot = ~0u;  // a block without a run counter (--cpu-stats off)
 
 // The code of one compiled module. When the last block using it is dropped, its memory is released at the
 // next safe point (the run loop, outside translated code).
@@ -226,6 +245,10 @@ struct Block {
   BlockFn fn = nullptr;
   std::shared_ptr<Chunk> code;
   ExitSlot* exits = nullptr; // kExitSlots, in `code`
+  // Tiers: how often the run loop started a chain here (a sample of where time goes: chains restart at
+  // each quantum), and whether this is the optimised translation already (or one is being made).
+  uint32_t samples = 0;
+  bool optimized = false;
   // --cpu-stats: the slot of the run counter the code bumps on entry, and the instruction ids it runs.
   uint32_t count_slot = kNoSlot;
   std::vector<uint16_t> ids;
@@ -236,6 +259,7 @@ struct Request {
   std::vector<uint32_t> words;
   uint64_t epoch = 0, page_gen = 0;
   uint32_t count_slot = kNoSlot; // counting: chosen when the request is made (the compiler thread reads it)
+  bool optimized = false;        // the second tier: a block that ran hot, compiled with full optimisation
 };
 
 struct Result {
@@ -248,7 +272,7 @@ struct Result {
 // Offsets (from the State base of a Core) of the Core members translated code touches.
 struct CoreOffsets {
   size_t attention, access_el, cur_insn, sp_check, tlb, align_mask, monitors, block_runs;
-  size_t retired, block_base_retired, block_va, last_exit, fp_trap;
+  size_t retired, block_retired, last_exit, fp_trap;
 };
 
 // --cpu-stats: an exit of a block that retired fewer than all its instructions takes the `count` it did not
@@ -263,7 +287,8 @@ void uncount(g::State* s, const uint16_t* ids, uint64_t count) {
 
 struct JitEngine::Impl {
   bool sync;
-  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::unique_ptr<llvm::orc::LLJIT> jit;     // first tier: every hot block, compiled cheaply
+  std::unique_ptr<llvm::orc::LLJIT> jit_opt; // second tier: the hottest blocks, compiled with optimisation
   std::vector<Core*> cores;
   CoreOffsets off{};
   JitStats stats;
@@ -370,6 +395,16 @@ struct JitEngine::Impl {
   bool stopping = false;
 
   const bool dump_ir = std::getenv("VPLAT_JIT_DUMP") != nullptr; // VPLAT_JIT_DUMP: print each block's IR
+  const bool state_cache = [] {
+    const char* v = std::getenv("VPLAT_JIT_STATE_CACHE");
+    return v && *v == '1';
+  }();
+  std::FILE* perf_map = [] {
+    const char* v = std::getenv("VPLAT_JIT_PERF_MAP");
+    return v && *v == '1' ? std::fopen(("/tmp/perf-" + std::to_string(getpid()) + ".map").c_str(), "w")
+                          : nullptr;
+  }();
+  std::mutex perf_map_lock;
   // VPLAT_JIT_HOT=N (1..32767): the hotness threshold instead of kHotThreshold, for tuning.
   const unsigned hot_threshold = [] {
     const char* v = std::getenv("VPLAT_JIT_HOT");
@@ -377,33 +412,53 @@ struct JitEngine::Impl {
     return n >= 1 && n <= kHeatCount ? static_cast<unsigned>(n) : JitEngine::kHotThreshold;
   }();
 
-  explicit Impl(bool synchronous) : sync(synchronous) {
-    static std::once_flag init;
-    std::call_once(init, [] {
-      llvm::InitializeNativeTarget();
-      llvm::InitializeNativeTargetAsmPrinter();
-    });
+  static std::unique_ptr<llvm::orc::LLJIT> make_jit(llvm::CodeGenOpt::Level level) {
     auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!jtmb) {
       std::fprintf(stderr, "vplat: cannot create the JIT: %s\n", llvm::toString(jtmb.takeError()).c_str());
       std::abort();
     }
-    // Blocks are small and straight-line: the cheaper code generator loses little.
-    // VPLAT_JIT_CODEGEN=0..3: the code generator's optimisation level, for tuning.
-    llvm::CodeGenOpt::Level level = llvm::CodeGenOpt::None;
-    if (const char* v = std::getenv("VPLAT_JIT_CODEGEN"); v && v[0] >= '0' && v[0] <= '3' && !v[1])
-      level = static_cast<llvm::CodeGenOpt::Level>(v[0] - '0');
     jtmb->setCodeGenOptLevel(level);
     auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
     if (!j) {
       std::fprintf(stderr, "vplat: cannot create the JIT: %s\n", llvm::toString(j.takeError()).c_str());
       std::abort();
     }
-    jit = std::move(*j);
     // Wide division and memory intrinsics may become calls to the C runtime (__udivti3, memcpy).
     auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-        jit->getDataLayout().getGlobalPrefix());
-    if (gen) jit->getMainJITDylib().addGenerator(std::move(*gen));
+        (*j)->getDataLayout().getGlobalPrefix());
+    if (gen) (*j)->getMainJITDylib().addGenerator(std::move(*gen));
+    return std::move(*j);
+  }
+
+  explicit Impl(bool synchronous) : sync(synchronous) {
+    static std::once_flag init;
+    std::call_once(init, [] {
+      llvm::InitializeNativeTarget();
+      llvm::InitializeNativeTargetAsmPrinter();
+      // VPLAT_JIT_LLVM_ARGS: options for LLVM's code generator ("-fast-isel -regalloc=greedy"), for tuning.
+      if (const char* v = std::getenv("VPLAT_JIT_LLVM_ARGS")) {
+        std::vector<std::string> words{"vplat"};
+        for (std::string_view rest(v); !rest.empty();) {
+          size_t sp = rest.find(' ');
+          if (sp) words.emplace_back(rest.substr(0, sp));
+          rest = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
+        }
+        std::vector<const char*> argv;
+        for (auto& w : words) argv.push_back(w.c_str());
+        if (!llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "", &llvm::errs()))
+          std::exit(2);
+      }
+    });
+    // The first tier's blocks are many and most run a few thousand times: the cheap code generator (fast
+    // instruction selection and register allocation) keeps the compile thread ahead of the boot. The second
+    // tier's few blocks run for most of a workload's time: the full one.
+    // VPLAT_JIT_CODEGEN=0..3: the first tier's code generator level, for tuning.
+    llvm::CodeGenOpt::Level level = llvm::CodeGenOpt::None;
+    if (const char* v = std::getenv("VPLAT_JIT_CODEGEN"); v && v[0] >= '0' && v[0] <= '3' && !v[1])
+      level = static_cast<llvm::CodeGenOpt::Level>(v[0] - '0');
+    jit = make_jit(level);
+    jit_opt = make_jit(llvm::CodeGenOpt::Default);
     if (!sync) worker = std::thread([this] { work(); });
   }
 
@@ -435,21 +490,29 @@ struct JitEngine::Impl {
       return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
     };
     const uint64_t t0 = now();
+    const bool optimized = reqs.front().optimized; // a batch is of one tier
+    llvm::orc::LLJIT& jit = optimized ? *jit_opt : *this->jit;
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto mod = std::make_unique<llvm::Module>("blocks", *ctx);
-    mod->setDataLayout(jit->getDataLayout());
+    mod->setDataLayout(jit.getDataLayout());
     std::vector<std::string> names;
-    std::unique_ptr<ExitSlot[]> slots(new ExitSlot[kExitSlots * reqs.size()]());
+    std::vector<size_t> first_exit;
+    size_t exits = 0;
+    for (const Request& req : reqs) {
+      first_exit.push_back(exits);
+      exits += exit_count(req.words);
+    }
+    std::unique_ptr<ExitSlot[]> slots(new ExitSlot[kExitSlots * exits]());
     for (size_t i = 0; i < reqs.size(); ++i) {
       names.push_back("blk" + std::to_string(reqs[i].key.va) + "_" + std::to_string(next_name_atomic()));
-      build_function(*ctx, *mod, reqs[i], names.back(), &slots[kExitSlots * i]);
+      build_function(*ctx, *mod, reqs[i], names.back(), &slots[kExitSlots * first_exit[i]]);
     }
     const uint64_t t1 = now();
-    optimize(*mod);
+    optimize(*mod, optimized);
     const uint64_t t2 = now();
     if (dump_ir) mod->print(llvm::errs(), nullptr);
-    auto rt = jit->getMainJITDylib().createResourceTracker();
-    if (auto err = jit->addIRModule(rt, llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
+    auto rt = jit.getMainJITDylib().createResourceTracker();
+    if (auto err = jit.addIRModule(rt, llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
       std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(std::move(err)).c_str());
       std::abort();
     }
@@ -457,11 +520,11 @@ struct JitEngine::Impl {
     llvm::orc::SymbolLookupSet wanted;
     std::vector<llvm::orc::SymbolStringPtr> symbols;
     for (const std::string& n : names) {
-      symbols.push_back(jit->mangleAndIntern(n));
+      symbols.push_back(jit.mangleAndIntern(n));
       wanted.add(symbols.back());
     }
-    auto found = jit->getExecutionSession().lookup(
-        llvm::orc::makeJITDylibSearchOrder(&jit->getMainJITDylib()), std::move(wanted));
+    auto found = jit.getExecutionSession().lookup(llvm::orc::makeJITDylibSearchOrder(&jit.getMainJITDylib()),
+                                                  std::move(wanted));
     if (!found) {
       std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(found.takeError()).c_str());
       std::abort();
@@ -472,7 +535,16 @@ struct JitEngine::Impl {
     for (size_t i = 0; i < reqs.size(); ++i) {
       Result r;
       r.fn = llvm::jitTargetAddressToPointer<BlockFn>((*found)[symbols[i]].getAddress());
-      r.exits = first_slot + kExitSlots * i;
+      r.exits = first_slot + kExitSlots * first_exit[i];
+      if (perf_map) {
+        // VPLAT_JIT_PERF_MAP=1: each block's start as a symbol in perf's map file (sizes are not known here:
+        // a profile attributes a sample to the nearest start below it).
+        std::lock_guard<std::mutex> l(perf_map_lock);
+        std::fprintf(perf_map, "%llx 1 blk_%llx_el%u\n",
+                     static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(r.fn)),
+                     static_cast<unsigned long long>(reqs[i].key.va), reqs[i].key.el);
+        std::fflush(perf_map);
+      }
       r.code = code;
       r.req = std::move(reqs[i]);
       out.push_back(std::move(r));
@@ -482,10 +554,11 @@ struct JitEngine::Impl {
     time_opt += t2 - t1;
     time_codegen += t3 - t2;
     ++modules;
+    if (optimized) time_tier2 += t3 - t0;
     return out;
   }
   // Where compile time goes (VPLAT_JIT_STATS): IR emission, the pass pipeline, code generation and linking.
-  std::atomic<uint64_t> time_ir{0}, time_opt{0}, time_codegen{0}, modules{0};
+  std::atomic<uint64_t> time_ir{0}, time_opt{0}, time_codegen{0}, modules{0}, time_tier2{0};
 
   Result compile(Request&& req) {
     std::vector<Request> one;
@@ -493,11 +566,10 @@ struct JitEngine::Impl {
     return std::move(compile(std::move(one)).front());
   }
 
-  // IR for one block: uint64_t fn(State*, uint32_t attention, uint64_t limit) returning the instructions
-  // retired, with kFaulted when the next one raised an exception. A block stops after `limit` instructions,
-  // so a budget ends exactly where the interpreter would end it, inside a block as well.
+  // IR for one block, a BlockFn (see there). A block runs only if `limit` covers all of it, so a budget ends
+  // exactly where the interpreter would end it.
   void build_function(llvm::LLVMContext& lctx, llvm::Module& module, const Request& req,
-                      const std::string& name, ExitSlot* exits) {
+                      const std::string& name, ExitSlot* all_exits) {
     llvm::LLVMContext* ctx = &lctx;
     llvm::IRBuilder<> b(*ctx);
     auto* i64 = b.getInt64Ty();
@@ -510,6 +582,17 @@ struct JitEngine::Impl {
     llvm::Value* limit = f->getArg(2);
     llvm::Value* done = f->getArg(3);
     b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", f));
+    // A block whose end jumps back to its own start loops inside the function (no call, and values may stay
+    // in host registers from one iteration to the next): `limit` and `done` are per iteration.
+    auto* loop = llvm::BasicBlock::Create(*ctx, "loop", f);
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    llvm::PHINode* limit_phi = b.CreatePHI(i64, 2);
+    llvm::PHINode* done_phi = b.CreatePHI(i64, 2);
+    limit_phi->addIncoming(limit, &f->getEntryBlock());
+    done_phi->addIncoming(done, &f->getEntryBlock());
+    limit = limit_phi;
+    done = done_phi;
     auto* i8 = b.getInt8Ty();
     auto at_offset = [&](llvm::IRBuilder<>& bb, size_t offset) {
       return bb.CreateConstInBoundsGEP1_64(bb.getInt8Ty(), state, offset);
@@ -517,23 +600,56 @@ struct JitEngine::Impl {
     auto host_ptr = [&](llvm::IRBuilder<>& bb, const void* p) {
       return bb.CreateIntToPtr(bb.getInt64(reinterpret_cast<uintptr_t>(p)), bb.getPtrTy());
     };
-    // A block reached from another one's end: FP/SIMD blocks are entered only while FP is enabled (the run
-    // loop checks the first block of a chain; this is the same check for the others).
+    // A block runs whole or not at all: when the budget left is shorter, it returns at once and the run loop
+    // interprets up to the budget's end (as rare as the end of a quantum inside a block; one check here
+    // instead of one per instruction). FP/SIMD blocks also return at once while FP traps (the run loop
+    // checks the first block of a chain; this is the same check for the blocks jumped to).
+    const unsigned n = static_cast<unsigned>(req.words.size());
     bool has_fp = false;
     for (uint32_t w : req.words)
       if (insn_flags(g::decode(w)) & kFlagFp) has_fp = true;
-    if (has_fp) {
-      auto* leave = llvm::BasicBlock::Create(*ctx, "fp_trap", f);
-      auto* body = llvm::BasicBlock::Create(*ctx, "fp_ok", f);
-      b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.fp_trap)), b.getInt8(0)), leave, body);
-      llvm::IRBuilder<>(leave).CreateRet(done);
+    auto* decline = llvm::BasicBlock::Create(*ctx, "decline", f); // completed at the end
+    {
+      llvm::Value* skip = b.CreateICmpULT(limit, b.getInt64(n));
+      if (has_fp)
+        skip = b.CreateOr(skip, b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.fp_trap)), b.getInt8(0)));
+      auto* body = llvm::BasicBlock::Create(*ctx, "body", f);
+      b.CreateCondBr(skip, decline, body);
       b.SetInsertPoint(body);
     }
-    // What Core::retired_exact reads while this block runs.
-    b.CreateStore(b.getInt64(req.key.va), at_offset(b, off.block_va));
-    b.CreateStore(b.CreateAdd(b.CreateLoad(i64, at_offset(b, off.retired)), done),
-                  at_offset(b, off.block_base_retired));
+
     vplat::adljit::Ctx c(b, state);
+    // VPLAT_JIT_STATE_CACHE=1 (experimental, off: CpuStats.HistogramOfAKnownProgramInEveryEngine still
+    // retires more loop iterations with it, so some path misses a write-back): in the second tier, guest
+    // registers and flags live in SSA values for the whole block (loops included) and reach the state at the
+    // exits and around helper calls (helpers take the state and may read or write any of it; the memory
+    // helpers touch none of these).
+    if (req.optimized && state_cache) {
+      c.enable_state_cache(&f->getEntryBlock(), [](size_t o) {
+        return o < offsetof(g::State, PC) || (o >= offsetof(g::State, NF) && o <= offsetof(g::State, VF)) ||
+               (o >= offsetof(g::State, V) && o < offsetof(g::State, V) + sizeof(g::State::V));
+      });
+    }
+    // Where the cache reaches the state. The stores are placed once the whole block is built: a block that
+    // loops back to its start reaches an exit or a call with what later instructions of the previous
+    // iteration wrote, so each point writes back every variable written anywhere in the block.
+    std::vector<llvm::BasicBlock*> write_backs;
+    auto write_back = [&](llvm::IRBuilder<>& eb) {
+      if (!c.state_cache_enabled()) return;
+      auto* wb = llvm::BasicBlock::Create(*ctx, "write_back", f);
+      auto* cont = llvm::BasicBlock::Create(*ctx, "written", f);
+      eb.CreateBr(wb);
+      llvm::IRBuilder<>(wb).CreateBr(cont);
+      write_backs.push_back(wb);
+      eb.SetInsertPoint(cont);
+    };
+    if (c.state_cache_enabled())
+      c.around_call = [&](void* fn, bool after) {
+        if (!after)
+          write_back(b);
+        else if (fn != reinterpret_cast<void*>(&g::mem_read) && fn != reinterpret_cast<void*>(&g::mem_write))
+          c.reload(b); // no variable is made after the first call (Ctx::cached), so this list is complete
+      };
     unsigned access_el = req.key.el; // EL whose TLB data accesses use (0 for LDTR/STTR)
     c.inline_call = [&](void* fn, const std::vector<llvm::Value*>& args, llvm::Value*& result) {
       return inline_memory(c, fn, args, access_el, result);
@@ -544,7 +660,6 @@ struct JitEngine::Impl {
     auto store64 = [&](llvm::IRBuilder<>& bb, size_t offset, llvm::Value* v) {
       bb.CreateStore(v, bb.CreateConstInBoundsGEP1_64(bb.getInt8Ty(), state, offset));
     };
-    const unsigned n = static_cast<unsigned>(req.words.size());
     // --cpu-stats: one more run on entry; an exit that retires k < n instructions calls `uncount` for the
     // ids from k on (see JitEngine::count_instructions).
     llvm::GlobalVariable* ids = nullptr;
@@ -571,7 +686,10 @@ struct JitEngine::Impl {
     // for `target` if the budget covers more, the attention flags are as the chain began (what try_run checks
     // between blocks) and the fetch TLB maps `target` to that block's page; else return to the run loop,
     // telling it which slots to fill.
+    unsigned exits_made = 0;
     auto chain = [&](llvm::IRBuilder<>& eb, llvm::Value* target, unsigned k) {
+      ExitSlot* exits = all_exits + kExitSlots * exits_made++;
+      if (k < n) uncount_from(eb, eb.getInt64(k)); // a side exit: the rest of the block did not run
       llvm::Value* total = eb.CreateAdd(done, eb.getInt64(k));
       llvm::Value* left = eb.CreateSub(limit, eb.getInt64(k));
       auto* out = llvm::BasicBlock::Create(*ctx, "out", f);
@@ -581,56 +699,71 @@ struct JitEngine::Impl {
       auto* att = eb.CreateLoad(i32, at_offset(eb, off.attention));
       att->setAtomic(llvm::AtomicOrdering::Monotonic);
       att->setAlignment(llvm::Align(4));
+      auto* again = llvm::BasicBlock::Create(*ctx, "again", f);
+      eb.CreateCondBr(eb.CreateICmpNE(att, attention), out, again);
+      eb.SetInsertPoint(again);
       auto* probe = llvm::BasicBlock::Create(*ctx, "probe", f);
-      eb.CreateCondBr(eb.CreateICmpNE(att, attention), out, probe);
+      eb.CreateCondBr(eb.CreateICmpEQ(target, eb.getInt64(req.key.va)), loop, probe);
+      limit_phi->addIncoming(left, again);
+      done_phi->addIncoming(total, again);
       eb.SetInsertPoint(probe);
+      write_back(eb);
       llvm::Value* gen = eb.CreateLoad(i64, host_ptr(eb, &cache_gen));
+      auto field = [&](const void* p) { return eb.CreateLoad(i64, host_ptr(eb, p)); };
+      std::array<llvm::Value*, kExitSlots> hit{};
+      std::array<llvm::BasicBlock*, kExitSlots> jump{};
+      for (unsigned j = 0; j < kExitSlots; ++j) {
+        hit[j] = eb.CreateAnd(eb.CreateICmpEQ(field(&exits[j].va), target),
+                              eb.CreateICmpEQ(field(&exits[j].gen), gen));
+        jump[j] = llvm::BasicBlock::Create(*ctx, "jump", f);
+        llvm::IRBuilder<> jb(jump[j]);
+        llvm::Value* fn = jb.CreateLoad(jb.getPtrTy(), host_ptr(jb, &exits[j].fn));
+        llvm::CallInst* call = jb.CreateCall(ft, fn, {state, attention, left, total});
+        call->setTailCallKind(llvm::CallInst::TCK_MustTail);
+        jb.CreateRet(call);
+      }
+      // A target on this block's own page needs no TLB check: the chain entered this block through the
+      // page's current mapping, and nothing in a block can change it (TLB maintenance and translation
+      // registers are interpreted); so the slot's block, found at this VA, is on this block's physical page.
+      auto* same = llvm::BasicBlock::Create(*ctx, "same_page", f);
+      auto* other = llvm::BasicBlock::Create(*ctx, "other_page", f);
+      eb.CreateCondBr(
+          eb.CreateICmpEQ(eb.CreateAnd(target, eb.getInt64(~0xfffull)), eb.getInt64(req.key.va & ~0xfffull)),
+          same, other);
+      eb.SetInsertPoint(same);
+      for (unsigned j = 0; j < kExitSlots; ++j) {
+        auto* miss = llvm::BasicBlock::Create(*ctx, "miss", f);
+        eb.CreateCondBr(hit[j], jump[j], miss);
+        eb.SetInsertPoint(miss);
+      }
+      eb.CreateBr(out);
+      eb.SetInsertPoint(other);
       llvm::Value* index = eb.CreateAnd(eb.CreateLShr(target, 12), eb.getInt64(Core::kTlbSize - 1));
       const size_t bank = off.tlb + req.key.el * sizeof(Core::TlbEntry) * Core::kTlbSize;
-      llvm::Value* entry = eb.CreateGEP(i8, at_offset(eb, bank), eb.CreateMul(index, eb.getInt64(sizeof(Core::TlbEntry))));
-      llvm::Value* fetch = eb.CreateLoad(i64, eb.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, fetch)));
-      llvm::Value* epa = eb.CreateLoad(i64, eb.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, pa)));
+      llvm::Value* entry =
+          eb.CreateGEP(i8, at_offset(eb, bank), eb.CreateMul(index, eb.getInt64(sizeof(Core::TlbEntry))));
+      llvm::Value* fetch =
+          eb.CreateLoad(i64, eb.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, fetch)));
+      llvm::Value* epa =
+          eb.CreateLoad(i64, eb.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, pa)));
       llvm::Value* mapped = eb.CreateICmpEQ(fetch, eb.CreateAnd(target, eb.getInt64(~0xfffull)));
       for (unsigned j = 0; j < kExitSlots; ++j) {
-        ExitSlot* slot = &exits[j];
-        auto field = [&](const void* p) { return eb.CreateLoad(i64, host_ptr(eb, p)); };
-        llvm::Value* hit = eb.CreateAnd(
-            eb.CreateAnd(mapped, eb.CreateICmpEQ(field(&slot->va), target)),
-            eb.CreateAnd(eb.CreateICmpEQ(field(&slot->gen), gen), eb.CreateICmpEQ(field(&slot->pa_page), epa)));
-        auto* jump = llvm::BasicBlock::Create(*ctx, "jump", f);
         auto* miss = llvm::BasicBlock::Create(*ctx, "miss", f);
-        eb.CreateCondBr(hit, jump, miss);
-        eb.SetInsertPoint(jump);
-        llvm::Value* fn = eb.CreateLoad(eb.getPtrTy(), host_ptr(eb, &slot->fn));
-        llvm::CallInst* call = eb.CreateCall(ft, fn, {state, attention, left, total});
-        call->setTailCallKind(llvm::CallInst::TCK_MustTail);
-        eb.CreateRet(call);
+        eb.CreateCondBr(
+            eb.CreateAnd(eb.CreateAnd(hit[j], mapped), eb.CreateICmpEQ(field(&exits[j].pa_page), epa)),
+            jump[j], miss);
         eb.SetInsertPoint(miss);
       }
       eb.CreateBr(out);
       eb.SetInsertPoint(out);
+      write_back(eb);
       eb.CreateStore(host_ptr(eb, exits), at_offset(eb, off.last_exit));
       eb.CreateRet(total);
     };
-    llvm::BasicBlock* budget_end = nullptr; // the budget ran out before the block's end
-    if (n > 1) {
-      budget_end = llvm::BasicBlock::Create(*ctx, "budget", f);
-      llvm::IRBuilder<> eb(budget_end);
-      llvm::Value* at = eb.CreateAdd(eb.getInt64(req.key.va), eb.CreateShl(limit, 2));
-      store64(eb, pc_off, at);
-      store64(eb, npc, at);
-      uncount_from(eb, limit);
-      eb.CreateRet(eb.CreateAdd(done, limit));
-    }
     bool ended = false;
     for (unsigned i = 0; i < n && !ended; ++i) {
       const uint32_t insn = req.words[i];
       const uint64_t pc = req.key.va + 4ull * i;
-      if (i > 0) {
-        auto* go = llvm::BasicBlock::Create(*ctx, "go", f);
-        b.CreateCondBr(b.CreateICmpEQ(limit, b.getInt64(i)), budget_end, go);
-        b.SetInsertPoint(go);
-      }
       const int id = g::decode(insn);
       const auto& info = g::kInsnInfo[id];
       const uint8_t flags = insn_flags(id);
@@ -651,10 +784,26 @@ struct JitEngine::Impl {
         fb.CreateRet(fb.CreateOr(fb.CreateAdd(done, fb.getInt64(i)), fb.getInt64(kFaulted)));
       }
       c.fault_bb = fault;
-      if (precise) {
-        store64(b, pc_off, b.getInt64(pc));
-        b.CreateStore(b.getInt32(insn), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.cur_insn));
+      // Exceptions are raised, and the clock and devices read, by helpers only: the fast paths of inlined
+      // loads and stores need neither.
+      // Core::retired_exact (the virtual clock) reads block_retired_.
+      // Only a helper call can change the attention flags: `called` records whether this instruction made
+      // one.
+      llvm::AllocaInst* called = nullptr;
+      if (info.may_fault && i + 1 < n) {
+        called = c.local(b.getInt1Ty());
+        b.CreateStore(b.getFalse(), called);
       }
+      c.before_call = nullptr;
+      if (precise)
+        c.before_call = [&, pc, insn, i, called] {
+          if (called) b.CreateStore(b.getTrue(), called);
+          store64(b, pc_off, b.getInt64(pc));
+          b.CreateStore(b.getInt32(insn), at_offset(b, off.cur_insn));
+          store64(
+              b, off.block_retired,
+              b.CreateAdd(b.CreateLoad(i64, at_offset(b, off.retired)), b.CreateAdd(done, b.getInt64(i))));
+        };
       if (sp_check) {
         // SCTLR_EL1.SA/SA0 for the current EL, cached in the core: an unaligned SP base faults first.
         llvm::Value* chk =
@@ -686,6 +835,17 @@ struct JitEngine::Impl {
       if (unpriv)
         b.CreateStore(b.getInt32(req.key.el),
                       b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
+      if (branch && i + 1 < n) { // a conditional branch inside the block: a side exit when taken
+        llvm::Value* target = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, npc));
+        auto* taken = llvm::BasicBlock::Create(*ctx, "taken", f);
+        auto* stay = llvm::BasicBlock::Create(*ctx, "not_taken", f);
+        b.CreateCondBr(b.CreateICmpNE(target, b.getInt64(pc + 4)), taken, stay);
+        llvm::IRBuilder<> tb(taken);
+        store64(tb, pc_off, target);
+        chain(tb, target, i + 1);
+        b.SetInsertPoint(stay);
+        continue;
+      }
       if (branch) {
         llvm::Value* target = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, npc));
         store64(b, pc_off, target);
@@ -693,9 +853,13 @@ struct JitEngine::Impl {
         ended = true;
         break;
       }
-      if (info.may_fault && i + 1 < n) {
+      if (called) {
         // A device access may have raised an interrupt, or a store overwritten translated code: return to
         // the run loop, which looks at the attention flags before the next instruction as it always does.
+        auto* check = llvm::BasicBlock::Create(*ctx, "check", f);
+        auto* skip = llvm::BasicBlock::Create(*ctx, "no_call", f);
+        b.CreateCondBr(b.CreateLoad(b.getInt1Ty(), called), check, skip);
+        b.SetInsertPoint(check);
         auto* ld = b.CreateLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.attention));
         ld->setAtomic(llvm::AtomicOrdering::Monotonic);
         ld->setAlignment(llvm::Align(4));
@@ -704,12 +868,15 @@ struct JitEngine::Impl {
         b.CreateCondBr(b.CreateICmpNE(ld, attention), leave, cont);
         {
           llvm::IRBuilder<> lb(leave);
+          write_back(lb);
           store64(lb, pc_off, lb.getInt64(pc + 4));
           store64(lb, npc, lb.getInt64(pc + 4));
           uncount_from(lb, lb.getInt64(i + 1));
           lb.CreateRet(lb.CreateAdd(done, lb.getInt64(i + 1)));
         }
         b.SetInsertPoint(cont);
+        b.CreateBr(skip);
+        b.SetInsertPoint(skip);
       }
     }
     if (!ended) {
@@ -717,6 +884,16 @@ struct JitEngine::Impl {
       store64(b, pc_off, b.getInt64(end));
       store64(b, npc, b.getInt64(end));
       chain(b, b.getInt64(end), n);
+    }
+    {
+      // Declined (at the first iteration or after jumping back to the start): what the loop wrote so far.
+      llvm::IRBuilder<> db(decline);
+      write_back(db);
+      db.CreateRet(done);
+    }
+    for (llvm::BasicBlock* wb : write_backs) {
+      llvm::IRBuilder<> wbb(wb->getTerminator());
+      c.write_back(wbb);
     }
     if (llvm::verifyFunction(*f, &llvm::errs())) {
       std::fprintf(stderr, "vplat: JIT produced invalid IR for the block at 0x%llx\n",
@@ -749,11 +926,14 @@ struct JitEngine::Impl {
     llvm::Value* tag = b.CreateLoad(c.i64, b.CreateConstInBoundsGEP1_64(i8, entry, tag_off));
     llvm::Value* host =
         b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host)));
+    // The tag compare with the page of the access's last byte also rejects page-crossing accesses: a tag at
+    // this index never holds the next page.
+    llvm::Value* last_page =
+        size > 1 ? b.CreateAnd(b.CreateAdd(addr, c.k64(size - 1)), c.k64(~0xfffull)) : page;
     llvm::Value* ok =
-        b.CreateAnd(b.CreateICmpEQ(tag, page),
+        b.CreateAnd(b.CreateICmpEQ(tag, last_page),
                     b.CreateICmpNE(host, llvm::ConstantPointerNull::get(llvm::PointerType::get(c.ctx, 0))));
     if (size > 1) {
-      ok = b.CreateAnd(ok, b.CreateICmpULE(offset, c.k64(0x1000 - size)));
       llvm::Value* mask = b.CreateLoad(c.i64, b.CreateConstInBoundsGEP1_64(i8, s, off.align_mask));
       ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateAnd(b.CreateAnd(addr, c.k64(size - 1)), mask), c.k64(0)));
     }
@@ -807,6 +987,39 @@ struct JitEngine::Impl {
 
   std::atomic<uint64_t> name_counter{0};
   std::atomic<uint64_t> stats_fallback{0};
+  uint64_t stats_tier2 = 0;
+  // VPLAT_JIT_TIER2=N: turns the second tier on; N chain starts make a block hot for it. Off by default: on
+  // the guest workloads it has not paid for its compile time yet (see cpu-dbt/README.md).
+  const unsigned tier2_samples = [] {
+    const char* v = std::getenv("VPLAT_JIT_TIER2");
+    unsigned long n = v ? std::strtoul(v, nullptr, 10) : 0;
+    return n >= 1 && n <= 10000000 ? static_cast<unsigned>(n) : 0u;
+  }();
+
+  // Asks for the second-tier translation of `b` (its start is mapped by the fetch TLB now). Synchronous
+  // engines install it before returning it; otherwise the request goes ahead of the first tier's queue and
+  // `b` keeps running until the result is installed. Returns the block to run now.
+  Block* tier_up(Core& c, Block* b) {
+    b->optimized = true; // asked once
+    const Core::TlbEntry& e = c.tlb_[b->key.el][(b->key.va >> 12) & (Core::kTlbSize - 1)];
+    auto p = pages.find(b->key.pa & ~0xfffull);
+    if (p == pages.end()) return b;
+    Request r = form(c, b->key, e, kMaxBlockInsns);
+    if (r.words.empty()) return b;
+    r.optimized = true;
+    r.page_gen = p->second.gen;
+    pending.insert(r.key);
+    if (sync) {
+      Block* nb = install(compile(std::move(r)));
+      return nb ? nb : b;
+    }
+    {
+      std::lock_guard<std::mutex> l(m);
+      queue.push_back(std::move(r)); // popped next
+    }
+    cv.notify_one();
+    return b;
+  }
   uint64_t next_name_atomic() { return name_counter.fetch_add(1, std::memory_order_relaxed); }
 
   // The optimisation pipeline, built once per thread that compiles (building it costs more than running it
@@ -818,12 +1031,25 @@ struct JitEngine::Impl {
     llvm::ModuleAnalysisManager mam;
     llvm::PassBuilder pb;
     llvm::FunctionPassManager fpm;
-    Optimizer() {
+    explicit Optimizer(bool full) {
       pb.registerModuleAnalyses(mam);
       pb.registerCGSCCAnalyses(cgam);
       pb.registerFunctionAnalyses(fam);
       pb.registerLoopAnalyses(lam);
       pb.crossRegisterProxies(lam, fam, cgam, mam);
+      if (full) {
+        // Second tier: also forwards guest registers and flags from stores to later loads across the
+        // block's internal branches (memory fast/slow paths, side exits), which EarlyCSE leaves.
+        fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+        fpm.addPass(llvm::EarlyCSEPass(true));
+        fpm.addPass(llvm::InstCombinePass());
+        fpm.addPass(llvm::SimplifyCFGPass());
+        fpm.addPass(llvm::GVNPass());
+        fpm.addPass(llvm::DSEPass());
+        fpm.addPass(llvm::InstCombinePass());
+        fpm.addPass(llvm::SimplifyCFGPass());
+        return;
+      }
       // VPLAT_JIT_PASSES: another function pipeline in opt's syntax ("sroa,early-cse,..."), for tuning.
       if (const char* text = std::getenv("VPLAT_JIT_PASSES")) {
         if (auto err = pb.parsePassPipeline(fpm, text)) {
@@ -844,11 +1070,13 @@ struct JitEngine::Impl {
       fpm.addPass(llvm::EarlyCSEPass());
       fpm.addPass(llvm::DSEPass());
       fpm.addPass(llvm::InstCombinePass());
+      fpm.addPass(llvm::SimplifyCFGPass()); // branches InstCombine decided (e.g. a same-page exit)
     }
   };
 
-  static void optimize(llvm::Module& mod) {
-    thread_local Optimizer opt;
+  static void optimize(llvm::Module& mod, bool full) {
+    thread_local Optimizer cheap(false), thorough(true);
+    Optimizer& opt = full ? thorough : cheap;
     for (auto& fn : mod)
       if (!fn.isDeclaration()) {
         opt.fpm.run(fn, opt.fam);
@@ -863,9 +1091,12 @@ struct JitEngine::Impl {
         std::unique_lock<std::mutex> l(m);
         cv.wait(l, [&] { return stopping || !queue.empty(); });
         if (stopping) return;
-        while (!queue.empty() && batch.size() < kBatch) {
-          batch.push_back(std::move(queue.front()));
-          queue.pop_front();
+        // Newest first: with a backlog (a boot makes blocks hot faster than LLVM compiles them), the code
+        // that became hot last is the code running now; older requests may belong to a phase already over.
+        while (!queue.empty() && batch.size() < kBatch &&
+               (batch.empty() || queue.back().optimized == batch.front().optimized)) {
+          batch.push_back(std::move(queue.back()));
+          queue.pop_back();
         }
       }
       std::vector<Result> done = compile(std::move(batch));
@@ -909,10 +1140,11 @@ struct JitEngine::Impl {
         if (!c.mem.read(e.pa | (off + 4 * i), 4, v)) break;
         insn = static_cast<uint32_t>(v);
       }
-      Role role = role_of(g::decode(insn), insn);
+      const int id = g::decode(insn);
+      Role role = role_of(id, insn);
       if (role == Role::Outside) break;
       r.words.push_back(insn);
-      if (role == Role::Last) break;
+      if (role == Role::Last && !is_conditional_branch(id)) break;
     }
     r.epoch = epoch;
     if (counting && !r.words.empty()) r.count_slot = take_slot();
@@ -936,6 +1168,8 @@ struct JitEngine::Impl {
       if (insn_flags(g::decode(w)) & kFlagFp) blk->fp = true;
     blk->fn = res.fn;
     blk->exits = res.exits;
+    blk->optimized = res.req.optimized;
+    if (res.req.optimized) ++stats_tier2;
     blk->code = std::move(res.code);
     blk->count_slot = res.req.count_slot;
     if (blk->count_slot != kNoSlot)
@@ -1070,6 +1304,15 @@ struct JitEngine::Impl {
   }
 };
 
+namespace {
+// The CPU time of the calling thread (the one that ran the guest, when the engine goes away at exit).
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+} // namespace
+
 JitEngine::JitEngine(bool synchronous) : impl_(std::make_unique<Impl>(synchronous)) {}
 JitEngine::~JitEngine() {
   // VPLAT_JIT_STATS=1: what the tier did, for tuning.
@@ -1086,9 +1329,12 @@ JitEngine::~JitEngine() {
         static_cast<unsigned long long>(s.insns_interpreted));
     std::fprintf(
         stderr,
-        "jit: %llu modules; compile thread CPU time: IR %.2f s, passes %.2f s, code generation %.2f s\n",
+        "jit: %llu modules; compile thread CPU time: IR %.2f s, passes %.2f s, code generation %.2f s "
+        "(second tier: %llu blocks, %.2f s); this thread's CPU time %.2f s\n",
         static_cast<unsigned long long>(impl_->modules.load()), impl_->time_ir.load() * 1e-9,
-        impl_->time_opt.load() * 1e-9, impl_->time_codegen.load() * 1e-9);
+        impl_->time_opt.load() * 1e-9, impl_->time_codegen.load() * 1e-9,
+        static_cast<unsigned long long>(impl_->stats_tier2), impl_->time_tier2.load() * 1e-9,
+        thread_cpu_seconds());
   }
 }
 
@@ -1109,8 +1355,7 @@ void JitEngine::add_core(Core& core) {
   im.off.monitors = static_cast<size_t>(reinterpret_cast<char*>(&core.monitors_active_) - base);
   im.off.block_runs = static_cast<size_t>(reinterpret_cast<char*>(&core.block_runs_) - base);
   im.off.retired = static_cast<size_t>(reinterpret_cast<char*>(&core.retired) - base);
-  im.off.block_base_retired = static_cast<size_t>(reinterpret_cast<char*>(&core.block_base_retired_) - base);
-  im.off.block_va = static_cast<size_t>(reinterpret_cast<char*>(&core.block_va_) - base);
+  im.off.block_retired = static_cast<size_t>(reinterpret_cast<char*>(&core.block_retired_) - base);
   im.off.last_exit = static_cast<size_t>(reinterpret_cast<char*>(&core.last_exit_) - base);
   im.off.fp_trap = static_cast<size_t>(reinterpret_cast<char*>(&core.fp_trap_) - base);
   if (core.insn_counts) count_instructions();
@@ -1167,6 +1412,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   if (c.il_) return false;
   Block* b = im.lookup(c, true);
   if (!b || !b->fn || (b->fp && c.fp_trap_)) return false;
+  if (im.tier2_samples && !b->optimized && ++b->samples >= im.tier2_samples) b = im.tier_up(c, b);
   // Blocks follow one another while nothing the run loop checks between instructions has changed: the
   // attention flags are as they were (EL, DAIF, the power state and the FP trap cannot change inside blocks:
   // the instructions that change them are interpreted), and the budget covers the next block. A block's end
@@ -1177,7 +1423,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   c.in_block_ = true;
   for (;;) {
     c.last_exit_ = nullptr;
-    // A block longer than the budget left stops where the budget ends, as the interpreter would.
+    const uint64_t before = total;
     uint64_t r = b->fn(&c, attention, budget_left - total, total);
     total = r & ~kFaulted;
     ++im.stats.blocks_run;
@@ -1185,6 +1431,8 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
       faulted = true;
       break;
     }
+    // A block longer than the budget left declines; the interpreter runs to the budget's end.
+    if (total == before) break;
     if (total == budget_left || c.attention_.load(std::memory_order_relaxed) != attention) break;
     auto* exits = static_cast<ExitSlot*>(c.last_exit_);
     b = im.lookup(c, !im.sync);
@@ -1192,6 +1440,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     if (exits) im.link(exits, *b);
   }
   c.in_block_ = false;
+  if (total == 0 && !faulted) return false;
   im.stats.insns_in_blocks += total;
   c.jit_retired_mark_ += total; // the run loop adds them to c.retired
   retired = static_cast<uint32_t>(total);

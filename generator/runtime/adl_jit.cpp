@@ -23,14 +23,18 @@ Value* Ctx::cs(int w, Value* v) {
   return b.CreateAShr(b.CreateShl(v, k64(64 - w)), k64(64 - w));
 }
 
-Value* Ctx::to64(Value* v) { return v->getType() == i128 ? b.CreateTrunc(v, i64) : v; }
+Value* Ctx::to64(Value* v) {
+  return v->getType() == i128 ? b.CreateTrunc(v, i64) : v;
+}
 
 Value* Ctx::to128(Value* v, bool sign) {
   if (v->getType() == i128) return v;
   return sign ? b.CreateSExt(v, i128) : b.CreateZExt(v, i128);
 }
 
-Value* Ctx::truth(Value* v) { return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0)); }
+Value* Ctx::truth(Value* v) {
+  return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+}
 
 Value* Ctx::shl64(Value* a, Value* n) {
   Value* big = b.CreateICmpUGE(n, k64(64));
@@ -96,26 +100,87 @@ Value* Ctx::srem(Value* a, Value* d) {
   return b.CreateSelect(dz, a, b.CreateSelect(dm1, zero, r));
 }
 
-Value* Ctx::bit64(Value* a, Value* i) { return b.CreateAnd(lshr64(a, i), k64(1)); }
+Value* Ctx::bit64(Value* a, Value* i) {
+  return b.CreateAnd(lshr64(a, i), k64(1));
+}
 
-Value* Ctx::bit128(Value* a, Value* i) { return b.CreateAnd(to64(lshr128(a, i)), k64(1)); }
+Value* Ctx::bit128(Value* a, Value* i) {
+  return b.CreateAnd(to64(lshr128(a, i)), k64(1));
+}
 
 // ---------------------------------------------------------------------------------------- state
 
-static llvm::Type* storage_type(Ctx& c, int bits) { return llvm::IntegerType::get(c.ctx, bits); }
+static llvm::Type* storage_type(Ctx& c, int bits) {
+  return llvm::IntegerType::get(c.ctx, bits);
+}
+
+static Value* widen(Ctx& c, Value* v, int bits, bool sign) {
+  if (bits == 128 || bits == 64) return v;
+  return sign ? c.b.CreateSExt(v, c.i64) : c.b.CreateZExt(v, c.i64);
+}
+
+void Ctx::enable_state_cache(llvm::BasicBlock* load_bb, std::function<bool(size_t offset)> cacheable) {
+  cache_load_bb_ = load_bb;
+  cacheable_ = std::move(cacheable);
+  cached_.clear();
+  state_calls_ = false;
+}
+
+bool Ctx::overlaps_cache(size_t offset, int bits) const {
+  for (const CachedVar& v : cached_)
+    if (offset < v.offset + size_t(v.bits / 8) && v.offset < offset + size_t(bits / 8)) return true;
+  return false;
+}
+
+Ctx::CachedVar* Ctx::cached(size_t offset, int bits) {
+  if (!cache_load_bb_ || (cacheable_ && !cacheable_(offset))) return nullptr;
+  for (CachedVar& v : cached_)
+    if (v.offset == offset) return v.bits == bits ? &v : nullptr;
+  // A new variable is loaded at the function's start: after a helper call (which may have written the state
+  // through its pointer) that value could be stale, so from then on new variables stay in memory.
+  if (overlaps_cache(offset, bits) || state_calls_) return nullptr;
+  llvm::Type* t = storage_type(*this, bits);
+  llvm::AllocaInst* var = local(t);
+  llvm::IRBuilder<> lb(cache_load_bb_->getTerminator());
+  lb.CreateStore(lb.CreateLoad(t, lb.CreateConstInBoundsGEP1_64(i8, state, offset)), var);
+  cached_.push_back({offset, bits, var, false});
+  return &cached_.back();
+}
+
+void Ctx::write_back(llvm::IRBuilder<>& at) {
+  for (CachedVar& v : cached_)
+    if (v.written)
+      at.CreateStore(at.CreateLoad(v.var->getAllocatedType(), v.var),
+                     at.CreateConstInBoundsGEP1_64(i8, state, v.offset));
+}
+
+void Ctx::reload(llvm::IRBuilder<>& at) {
+  for (CachedVar& v : cached_)
+    at.CreateStore(
+        at.CreateLoad(v.var->getAllocatedType(), at.CreateConstInBoundsGEP1_64(i8, state, v.offset)), v.var);
+}
 
 Value* Ctx::load_state(size_t offset, int bits, bool sign) {
   if (offset == pc_offset) return k64(pc);
+  if (CachedVar* v = cached(offset, bits))
+    return widen(*this, b.CreateLoad(v->var->getAllocatedType(), v->var), bits, sign);
+  if (overlaps_cache(offset, bits))
+    write_back(b); // another width than the cached one: memory must be current
   Value* p = b.CreateConstInBoundsGEP1_64(i8, state, offset);
-  Value* v = b.CreateLoad(storage_type(*this, bits), p);
-  if (bits == 128 || bits == 64) return v;
-  return sign ? b.CreateSExt(v, i64) : b.CreateZExt(v, i64);
+  return widen(*this, b.CreateLoad(storage_type(*this, bits), p), bits, sign);
 }
 
 void Ctx::store_state(size_t offset, int bits, Value* v) {
-  Value* p = b.CreateConstInBoundsGEP1_64(i8, state, offset);
   if (bits < 64) v = b.CreateTrunc(v, storage_type(*this, bits));
-  b.CreateStore(v, p);
+  if (CachedVar* cv = cached(offset, bits)) {
+    b.CreateStore(v, cv->var);
+    cv->written = true;
+    return;
+  }
+  const bool overlap = overlaps_cache(offset, bits);
+  if (overlap) write_back(b);
+  b.CreateStore(v, b.CreateConstInBoundsGEP1_64(i8, state, offset));
+  if (overlap) reload(b);
 }
 
 Value* Ctx::elem_ptr(size_t offset, int bits, Value* index) {
@@ -124,26 +189,43 @@ Value* Ctx::elem_ptr(size_t offset, int bits, Value* index) {
 }
 
 Value* Ctx::load_elem(size_t offset, int bits, bool sign, Value* index) {
-  Value* v = b.CreateLoad(storage_type(*this, bits), elem_ptr(offset, bits, index));
-  if (bits == 128 || bits == 64) return v;
-  return sign ? b.CreateSExt(v, i64) : b.CreateZExt(v, i64);
+  if (is_const(index)) {
+    size_t at = offset + const_u64(index) * size_t(bits / 8);
+    if (CachedVar* v = cached(at, bits))
+      return widen(*this, b.CreateLoad(v->var->getAllocatedType(), v->var), bits, sign);
+  }
+  // A run-time index may reach any element: memory must be current.
+  if (cache_load_bb_) write_back(b);
+  return widen(*this, b.CreateLoad(storage_type(*this, bits), elem_ptr(offset, bits, index)), bits, sign);
 }
 
 void Ctx::store_elem(size_t offset, int bits, Value* index, Value* v) {
   if (bits < 64) v = b.CreateTrunc(v, storage_type(*this, bits));
+  if (is_const(index)) {
+    size_t at = offset + const_u64(index) * size_t(bits / 8);
+    if (CachedVar* cv = cached(at, bits)) {
+      b.CreateStore(v, cv->var);
+      cv->written = true;
+      return;
+    }
+  }
+  if (cache_load_bb_) write_back(b);
   b.CreateStore(v, elem_ptr(offset, bits, index));
+  if (cache_load_bb_) reload(b);
 }
 
 // ---------------------------------------------------------------------------------------- helpers
 
-Value* Ctx::call_helper(void* fn_addr, Ret ret, bool with_state, std::initializer_list<Value*> args, bool may_fault) {
+Value* Ctx::call_helper(void* fn_addr, Ret ret, bool with_state, std::initializer_list<Value*> args,
+                        bool may_fault) {
   std::vector<Value*> a(args);
   Value* result = nullptr;
   if (inline_call && inline_call(fn_addr, a, result)) return result;
   return call_helper_direct(fn_addr, ret, with_state, a, may_fault);
 }
 
-Value* Ctx::call_helper_direct(void* fn_addr, Ret ret, bool with_state, const std::vector<Value*>& args, bool may_fault) {
+Value* Ctx::call_helper_direct(void* fn_addr, Ret ret, bool with_state, const std::vector<Value*>& args,
+                               bool may_fault) {
   std::vector<llvm::Type*> params;
   std::vector<Value*> vals;
   if (with_state) {
@@ -157,7 +239,11 @@ Value* Ctx::call_helper_direct(void* fn_addr, Ret ret, bool with_state, const st
   llvm::Type* rt = ret == Ret::Void ? b.getVoidTy() : ret == Ret::I64 ? i64 : i128;
   auto* ft = llvm::FunctionType::get(rt, params, false);
   Value* callee = b.CreateIntToPtr(k64(reinterpret_cast<uintptr_t>(fn_addr)), ptr);
+  if (before_call) before_call();
+  if (with_state && around_call) around_call(fn_addr, false);
   Value* r = b.CreateCall(ft, callee, vals);
+  if (with_state && around_call) around_call(fn_addr, true);
+  if (with_state) state_calls_ = true;
   if (may_fault) check_fault();
   return r;
 }
@@ -180,8 +266,10 @@ llvm::AllocaInst* Ctx::local(llvm::Type* t) {
 void Ctx::emit_if(Value* cond, const std::function<void()>& then_fn, const std::function<void()>& else_fn) {
   Value* c = truth(cond);
   if (auto* k = llvm::dyn_cast<llvm::ConstantInt>(c)) {
-    if (!k->isZero()) then_fn();
-    else if (else_fn) else_fn();
+    if (!k->isZero())
+      then_fn();
+    else if (else_fn)
+      else_fn();
     return;
   }
   llvm::Function* f = fn();

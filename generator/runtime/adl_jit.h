@@ -4,11 +4,11 @@
 // constants as it builds them, and every `if` whose condition folded is decided here in C++, so code that
 // depends only on decode-time fields leaves no trace in the IR (partial evaluation).
 #pragma once
-#include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/Constants.h>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IRBuilder.h>
 #include <vector>
 
 namespace vplat::adljit {
@@ -24,13 +24,13 @@ public:
   llvm::IRBuilder<>& b;
   llvm::LLVMContext& ctx;
   llvm::Type *i8, *i64, *i128, *ptr;
-  llvm::Value* state;                     // pointer to the State struct
-  llvm::BasicBlock* fault_bb = nullptr;   // set by the caller: where a raised guest exception goes
+  llvm::Value* state;                   // pointer to the State struct
+  llvm::BasicBlock* fault_bb = nullptr; // set by the caller: where a raised guest exception goes
   // Set by the caller: the address of the instruction being emitted. Reads of the PC state variable fold
   // to it; NPC is written normally.
   uint64_t pc = 0;
   size_t pc_offset = SIZE_MAX, fault_flag_offset = SIZE_MAX;
-  bool unsupported = false;               // an emitter met something it cannot translate
+  bool unsupported = false; // an emitter met something it cannot translate
 
   // ---- constants
   Value* k64(uint64_t v) { return llvm::ConstantInt::get(i64, v); }
@@ -39,24 +39,24 @@ public:
   static uint64_t const_u64(Value* v) { return llvm::cast<llvm::ConstantInt>(v)->getZExtValue(); }
 
   // ---- representation (mirrors adlrt::cu / cs and emit_cpp's conversions)
-  Value* cu(int w, Value* v);                 // clear bits above w
-  Value* cs(int w, Value* v);                 // sign-extend from bit w-1
-  Value* to64(Value* v);                      // u128 -> low 64 bits; i64 unchanged
-  Value* to128(Value* v, bool sign);          // i64 -> i128 (sign- or zero-extended); i128 unchanged
-  Value* truth(Value* v);                     // i64 0/1 (or any i64/i128) -> i1 (non-zero)
+  Value* cu(int w, Value* v);        // clear bits above w
+  Value* cs(int w, Value* v);        // sign-extend from bit w-1
+  Value* to64(Value* v);             // u128 -> low 64 bits; i64 unchanged
+  Value* to128(Value* v, bool sign); // i64 -> i128 (sign- or zero-extended); i128 unchanged
+  Value* truth(Value* v);            // i64 0/1 (or any i64/i128) -> i1 (non-zero)
   Value* bool64(Value* i1v) { return b.CreateZExt(i1v, i64); }
 
   // ---- operators with the ADL's total semantics
-  Value* shl64(Value* a, Value* n);           // n >= 64 gives 0
+  Value* shl64(Value* a, Value* n); // n >= 64 gives 0
   Value* lshr64(Value* a, Value* n);
-  Value* ashr64(Value* a, Value* n);          // n >= 64 fills with the sign
-  Value* shl128(Value* a, Value* n);          // n (i64) >= 128 gives 0
+  Value* ashr64(Value* a, Value* n); // n >= 64 fills with the sign
+  Value* shl128(Value* a, Value* n); // n (i64) >= 128 gives 0
   Value* lshr128(Value* a, Value* n);
-  Value* udiv(Value* a, Value* b_);           // /0 gives 0
-  Value* urem(Value* a, Value* b_);           // %0 gives the dividend
-  Value* sdiv(Value* a, Value* b_);           // also MIN / -1 gives MIN
+  Value* udiv(Value* a, Value* b_); // /0 gives 0
+  Value* urem(Value* a, Value* b_); // %0 gives the dividend
+  Value* sdiv(Value* a, Value* b_); // also MIN / -1 gives MIN
   Value* srem(Value* a, Value* b_);
-  Value* bit64(Value* a, Value* i);           // i >= 64 gives 0
+  Value* bit64(Value* a, Value* i); // i >= 64 gives 0
   Value* bit128(Value* a, Value* i);
 
   // ---- state access by offset; `bits` is the storage width (8, 16, 32, 64, 128)
@@ -66,14 +66,33 @@ public:
   Value* load_elem(size_t offset, int bits, bool sign, Value* index);
   void store_elem(size_t offset, int bits, Value* index, Value* v);
 
+  // ---- state cache. With it enabled, the state variables `cacheable` selects (at a constant address) live
+  // in allocas (promoted to SSA values by the optimiser) for the whole function being built: each is loaded
+  // once, before the first instruction (in `load_bb`, ahead of its terminator), and reaches the state only
+  // where the caller writes it back (exits, calls of helpers that read it). Accesses at a run-time index or
+  // of another width go to memory, with the cache written back before and reloaded after.
+  void enable_state_cache(llvm::BasicBlock* load_bb, std::function<bool(size_t offset)> cacheable);
+  bool state_cache_enabled() const { return cache_load_bb_ != nullptr; }
+  // Stores the cached variables written so far to the state.
+  void write_back(llvm::IRBuilder<>& at);
+  // Reloads the cached variables from the state after something outside the function changed it.
+  void reload(llvm::IRBuilder<>& at);
+
   // ---- helpers implemented in C++ (called through their address)
   enum class Ret { Void, I64, I128 };
   Value* call_helper(void* fn, Ret ret, bool with_state, std::initializer_list<Value*> args, bool may_fault);
   // The call itself, without inline_call.
-  Value* call_helper_direct(void* fn, Ret ret, bool with_state, const std::vector<Value*>& args, bool may_fault);
+  Value* call_helper_direct(void* fn, Ret ret, bool with_state, const std::vector<Value*>& args,
+                            bool may_fault);
   // Set by the caller: emits an inline version of a helper call (e.g. a soft-TLB fast path) and returns
   // true, or returns false to leave the call as it is. `result` is the call's value (nullptr for void).
   std::function<bool(void* fn, const std::vector<Value*>& args, Value*& result)> inline_call;
+  // Set by the caller (or empty): emitted before every helper call, e.g. to write back what a helper that
+  // raises an exception or reads the clock needs to see.
+  std::function<void()> before_call;
+  // Set by the caller (or empty): emitted before (after = false) and after (after = true) every call of a
+  // helper that takes the state, e.g. to write the state cache back and reload it.
+  std::function<void(void* fn, bool after)> around_call;
   void check_fault(); // after a `fault` helper: a raised exception leaves the instruction
 
   // ---- variables that are assigned after their declaration
@@ -85,7 +104,7 @@ public:
   // generated code stops emitting statements on it.
   struct Frame {
     bool done = false;
-    int dynamic_depth = 0;          // nesting of ifs whose condition is only known at run time
+    int dynamic_depth = 0; // nesting of ifs whose condition is only known at run time
     llvm::BasicBlock* ret_bb = nullptr;
     llvm::AllocaInst* slot = nullptr;
     Value* direct = nullptr;        // the value of a return reached unconditionally
@@ -95,11 +114,23 @@ public:
   void emit_if(Value* cond, const std::function<void()>& then_fn, const std::function<void()>& else_fn);
   // c ? a : b, evaluating only the arm that is needed when an arm has side effects.
   Value* select_lazy(Value* cond, const std::function<Value*()>& a, const std::function<Value*()>& b_);
-  void ret(Value* v);              // ADL return (v nullptr for void)
-  Value* finish_frame();           // after the body: the function's value
+  void ret(Value* v);    // ADL return (v nullptr for void)
+  Value* finish_frame(); // after the body: the function's value
 
 private:
   llvm::Function* fn() { return b.GetInsertBlock()->getParent(); }
+  struct CachedVar {
+    size_t offset;
+    int bits;
+    llvm::AllocaInst* var;
+    bool written;
+  };
+  CachedVar* cached(size_t offset, int bits);
+  bool overlaps_cache(size_t offset, int bits) const;
+  std::vector<CachedVar> cached_;
+  llvm::BasicBlock* cache_load_bb_ = nullptr;
+  std::function<bool(size_t offset)> cacheable_;
+  bool state_calls_ = false; // a helper that takes the state was called
 };
 
 // Runs an inlined ADL function body with its own return frame.

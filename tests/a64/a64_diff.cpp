@@ -59,7 +59,9 @@ std::string hex32(uint32_t w) {
   return b;
 }
 
-bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+bool starts_with(const std::string& s, const char* p) {
+  return s.rfind(p, 0) == 0;
+}
 
 // Encodings where LLVM 16 is wrong per the Arm ARM and the description keeps the Arm behaviour; they are
 // counted, not failed. LDTR/LDTRB/LDTRH/LDTRSB/LDTRSH (W) with Rt == Rn: LLVM's SoftFail check for
@@ -87,20 +89,27 @@ struct Options {
 };
 
 void usage() {
-  std::cout <<
-      "usage: a64-diff decode [--insn A,B] [--class PREFIX] [--per-insn N] [--random N] [--strict] [--seed S]\n"
-      "       a64-diff exec   [--insn A,B] [--class PREFIX] [--count N] [--stream K] [--seed S] [--coverage FILE]\n"
-      "                       [--engine interp|jit|auto]\n"
-      "\n"
-      "decode  For each selected instruction, N random encodings of its pattern are disassembled by vplat and by\n"
-      "        LLVM 16 (Armv8.0 + FP + AdvSIMD + CRC); verdicts and text must agree. --random N also checks N\n"
-      "        uniformly random words: any word vplat decodes must match LLVM; with --strict, a word LLVM\n"
-      "        decodes but vplat leaves unallocated is also a failure (otherwise it is counted as missing).\n"
-      "exec    Random instruction streams (K instructions, single instructions for branches) run in vplat's\n"
-      "        interpreter and in Unicorn from the same random state; X0-X30, SP, PC, NZCV, V0-V31, FPSR\n"
-      "        and every byte either side wrote must agree. --count is the number of instructions.\n"
-      "common  --insn restricts to named instructions, --class to those whose class starts with PREFIX,\n"
-      "        --max-report K limits printed mismatches (default 20). Exit status 1 on any mismatch.\n";
+  std::cout
+      << "usage: a64-diff decode [--insn A,B] [--class PREFIX] [--per-insn N] [--random N] [--strict] "
+         "[--seed S]\n"
+         "       a64-diff exec   [--insn A,B] [--class PREFIX] [--count N] [--stream K] [--seed S] "
+         "[--coverage FILE]\n"
+         "                       [--engine interp|jit|auto]\n"
+         "\n"
+         "decode  For each selected instruction, N random encodings of its pattern are disassembled by vplat "
+         "and by\n"
+         "        LLVM 16 (Armv8.0 + FP + AdvSIMD + CRC); verdicts and text must agree. --random N also "
+         "checks N\n"
+         "        uniformly random words: any word vplat decodes must match LLVM; with --strict, a word "
+         "LLVM\n"
+         "        decodes but vplat leaves unallocated is also a failure (otherwise it is counted as "
+         "missing).\n"
+         "exec    Random instruction streams (K instructions, single instructions for branches) run in "
+         "vplat's\n"
+         "        interpreter and in Unicorn from the same random state; X0-X30, SP, PC, NZCV, V0-V31, FPSR\n"
+         "        and every byte either side wrote must agree. --count is the number of instructions.\n"
+         "common  --insn restricts to named instructions, --class to those whose class starts with PREFIX,\n"
+         "        --max-report K limits printed mismatches (default 20). Exit status 1 on any mismatch.\n";
 }
 
 std::vector<int> select_insns(const Options& o) {
@@ -154,9 +163,12 @@ int run_decode(const Options& o) {
       ++checked;
       std::string ours = normalise(g::disassemble(id, *w));
       auto ref = llvm.disassemble(*w);
-      if (!ref && llvm_known_wrong(*w)) ++known_wrong;
-      else if (!ref) report(hex32(*w) + " " + info.name + ": vplat \"" + ours + "\", LLVM: invalid");
-      else if (*ref != ours) report(hex32(*w) + " " + info.name + ": vplat \"" + ours + "\", LLVM \"" + *ref + "\"");
+      if (!ref && llvm_known_wrong(*w))
+        ++known_wrong;
+      else if (!ref)
+        report(hex32(*w) + " " + info.name + ": vplat \"" + ours + "\", LLVM: invalid");
+      else if (*ref != ours)
+        report(hex32(*w) + " " + info.name + ": vplat \"" + ours + "\", LLVM \"" + *ref + "\"");
     }
   }
   uint64_t missing = 0, random_checked = 0;
@@ -178,14 +190,20 @@ int run_decode(const Options& o) {
       continue;
     }
     std::string ours = normalise(g::disassemble(id, w));
-    if (!ref && llvm_known_wrong(w)) ++known_wrong;
-    else if (!ref) report(hex32(w) + " " + g::kInsnInfo[id].name + ": vplat \"" + ours + "\", LLVM: invalid");
-    else if (*ref != ours) report(hex32(w) + " " + g::kInsnInfo[id].name + ": vplat \"" + ours + "\", LLVM \"" + *ref + "\"");
+    if (!ref && llvm_known_wrong(w))
+      ++known_wrong;
+    else if (!ref)
+      report(hex32(w) + " " + g::kInsnInfo[id].name + ": vplat \"" + ours + "\", LLVM: invalid");
+    else if (*ref != ours)
+      report(hex32(w) + " " + g::kInsnInfo[id].name + ": vplat \"" + ours + "\", LLVM \"" + *ref + "\"");
   }
   std::cout << "decode: " << ids.size() << " instructions, " << checked << " pattern encodings";
-  if (o.random) std::cout << ", " << random_checked << " random words (" << missing << " that LLVM decodes and vplat does not)";
+  if (o.random)
+    std::cout << ", " << random_checked << " random words (" << missing
+              << " that LLVM decodes and vplat does not)";
   std::cout << "\n";
-  if (known_wrong) std::cout << "  " << known_wrong << " encodings where LLVM is known to be wrong (not failures)\n";
+  if (known_wrong)
+    std::cout << "  " << known_wrong << " encodings where LLVM is known to be wrong (not failures)\n";
   if (no_encoding) std::cout << "  " << no_encoding << " instructions had no reachable encoding (shadowed)\n";
   if (!missing_by_mnemonic.empty()) {
     std::vector<std::pair<uint64_t, std::string>> v;
@@ -193,7 +211,8 @@ int run_decode(const Options& o) {
     std::sort(v.rbegin(), v.rend());
     std::cout << "  not yet described (LLVM mnemonic: random words, example):";
     for (size_t i = 0; i < v.size() && i < 40; ++i)
-      std::cout << (i % 4 ? "  " : "\n    ") << v[i].second << ": " << v[i].first << " " << hex32(missing_example[v[i].second]);
+      std::cout << (i % 4 ? "  " : "\n    ") << v[i].second << ": " << v[i].first << " "
+                << hex32(missing_example[v[i].second]);
     std::cout << "\n";
   }
   std::cout << (checked + random_checked - failures) << " passed, " << failures << " failed\n";
@@ -216,8 +235,10 @@ public:
   std::vector<std::pair<uint64_t, unsigned>> writes;
 
   uint8_t* at(uint64_t addr, unsigned size) {
-    if (addr >= kNearBase && addr + size <= kNearBase + kNearSize && addr + size > addr) return &near[addr - kNearBase];
-    if (addr >= kDataBase && addr + size <= kDataBase + kDataSize && addr + size > addr) return &data[addr - kDataBase];
+    if (addr >= kNearBase && addr + size <= kNearBase + kNearSize && addr + size > addr)
+      return &near[addr - kNearBase];
+    if (addr >= kDataBase && addr + size <= kDataBase + kDataSize && addr + size > addr)
+      return &data[addr - kDataBase];
     return nullptr;
   }
   bool read(uint64_t addr, unsigned size, uint64_t& v) override {
@@ -245,26 +266,54 @@ void on_unicorn_write(uc_engine*, uc_mem_type, uint64_t address, int size, int64
 }
 
 uint64_t interesting_x(Rng& r) {
-  static const uint64_t edges[] = {0, 1, 2, ~0ull, 0x7fffffffffffffffull, 0x8000000000000000ull, 0xffffffffull,
-                                   0x7fffffffull, 0x80000000ull, 0xffffffff80000000ull, 0x100000000ull, 0xffff, 0x8000};
+  static const uint64_t edges[] = {0,
+                                   1,
+                                   2,
+                                   ~0ull,
+                                   0x7fffffffffffffffull,
+                                   0x8000000000000000ull,
+                                   0xffffffffull,
+                                   0x7fffffffull,
+                                   0x80000000ull,
+                                   0xffffffff80000000ull,
+                                   0x100000000ull,
+                                   0xffff,
+                                   0x8000};
   switch (r.below(4)) {
-  case 0: return r.below(33);
-  case 1: return edges[r.below(sizeof edges / sizeof edges[0])];
-  case 2: return r.next() >> r.below(64);
-  default: return r.next();
+  case 0:
+    return r.below(33);
+  case 1:
+    return edges[r.below(sizeof edges / sizeof edges[0])];
+  case 2:
+    return r.next() >> r.below(64);
+  default:
+    return r.next();
   }
 }
 
 uint64_t interesting_lane64(Rng& r) {
-  static const uint64_t d[] = {0, 0x8000000000000000ull, 0x3ff0000000000000ull, 0xbff0000000000000ull,
-                               0x7ff0000000000000ull, 0xfff0000000000000ull, 0x7ff8000000000000ull,
-                               0x7ff0000000000001ull, 0x0000000000000001ull, 0x000fffffffffffffull,
-                               0x7fefffffffffffffull, 0x0010000000000000ull, 0x4340000000000000ull, 0x3fe0000000000000ull};
-  static const uint32_t f[] = {0,          0x80000000, 0x3f800000, 0xbf800000, 0x7f800000, 0xff800000, 0x7fc00000,
-                               0x7f800001, 0x00000001, 0x007fffff, 0x7f7fffff, 0x00800000, 0x4b000000, 0x3f000000};
+  static const uint64_t d[] = {0,
+                               0x8000000000000000ull,
+                               0x3ff0000000000000ull,
+                               0xbff0000000000000ull,
+                               0x7ff0000000000000ull,
+                               0xfff0000000000000ull,
+                               0x7ff8000000000000ull,
+                               0x7ff0000000000001ull,
+                               0x0000000000000001ull,
+                               0x000fffffffffffffull,
+                               0x7fefffffffffffffull,
+                               0x0010000000000000ull,
+                               0x4340000000000000ull,
+                               0x3fe0000000000000ull};
+  static const uint32_t f[] = {0,          0x80000000, 0x3f800000, 0xbf800000, 0x7f800000,
+                               0xff800000, 0x7fc00000, 0x7f800001, 0x00000001, 0x007fffff,
+                               0x7f7fffff, 0x00800000, 0x4b000000, 0x3f000000};
   switch (r.below(6)) {
-  case 0: return d[r.below(14)];
-  case 1: return f[r.below(14)] | (uint64_t(f[r.below(14)]) << 32);
+  case 0:
+    return d[r.below(14)];
+  case 1:
+    return f[r.below(14)] | (uint64_t(f[r.below(14)]) << 32);
   case 2: { // nearby exponents so that adds cancel and round
     uint64_t e = 0x3f0 + r.below(32);
     return (r.next() & 0x800fffffffffffffull) | (e << 52);
@@ -274,8 +323,10 @@ uint64_t interesting_lane64(Rng& r) {
     uint32_t b = (r.next() & 0x807fffff) | (uint32_t(0x70 + r.below(32)) << 23);
     return a | (uint64_t(b) << 32);
   }
-  case 4: return interesting_x(r);
-  default: return r.next();
+  case 4:
+    return interesting_x(r);
+  default:
+    return r.next();
   }
 }
 
@@ -337,17 +388,18 @@ public:
       done += words.size();
       run_stream(words, wids, has_mem);
     }
-    std::cout << "exec: " << ids.size() << " instructions, " << compared_ << " executed and compared, " << streams_
-              << " streams, " << stopped_ << " stopped early by an exception (same in both)\n";
+    std::cout << "exec: " << ids.size() << " instructions, " << compared_ << " executed and compared, "
+              << streams_ << " streams, " << stopped_ << " stopped early by an exception (same in both)\n";
     write_coverage(ids);
     if (known_deviation_)
-      std::cout << "  " << known_deviation_ << " streams not compared: known QEMU 5 deviations from the Arm ARM"
+      std::cout << "  " << known_deviation_
+                << " streams not compared: known QEMU 5 deviations from the Arm ARM"
                 << " (unaligned exclusive or acquire/release access, store-exclusive of another size)\n";
     if (const auto* jit = core_.jit()) {
       const auto& st = jit->stats();
       std::cout << "jit: " << st.blocks_compiled << " blocks compiled, " << st.blocks_run << " block runs, "
-                << st.insns_in_blocks << " instructions retired in translated blocks, " << st.invalidated_pages
-                << " page invalidations\n";
+                << st.insns_in_blocks << " instructions retired in translated blocks, "
+                << st.invalidated_pages << " page invalidations\n";
       // A JIT run that never ran translated code would compare the interpreter twice.
       if (o_.engine == vplat::cpu::Engine::Jit && compared_ > 0 && st.insns_in_blocks == 0) {
         std::cout << "FAIL: no instruction ran in a translated block\n";
@@ -365,7 +417,8 @@ private:
   Core core_;
   vplat::testref::UnicornA64 uni_;
   WriteLog ulog_;
-  uint64_t known_deviation_ = 0, compared_ = 0, streams_ = 0, failed_ = 0, stopped_ = 0, reported_ = 0, empty_tries_ = 0;
+  uint64_t known_deviation_ = 0, compared_ = 0, streams_ = 0, failed_ = 0, stopped_ = 0, reported_ = 0,
+           empty_tries_ = 0;
   std::map<int, uint64_t> per_insn_;
   std::map<std::string, uint64_t> per_mnemonic_;
 
@@ -382,7 +435,8 @@ private:
         s.x[i] = interesting_x(rng_);
       }
     }
-    s.sp = pointers ? ((kDataBase + 0x10000 + rng_.below(0x70000)) & ~uint64_t(15)) : (interesting_x(rng_) & ~uint64_t(15));
+    s.sp = pointers ? ((kDataBase + 0x10000 + rng_.below(0x70000)) & ~uint64_t(15))
+                    : (interesting_x(rng_) & ~uint64_t(15));
     s.pc = kCodeBase;
     s.nzcv = static_cast<uint32_t>(rng_.below(16)) << 28;
     for (auto& v : s.v) v = (u128(interesting_lane64(rng_)) << 64) | interesting_lane64(rng_);
@@ -411,8 +465,8 @@ private:
   std::string listing(const std::vector<uint32_t>& words, const std::vector<int>& ids) {
     std::ostringstream o;
     for (size_t i = 0; i < words.size(); ++i)
-      o << "      " << hex32(words[i]) << "  " << g::disassemble(ids[i], words[i]) << "  (" << g::kInsnInfo[ids[i]].name
-        << ")\n";
+      o << "      " << hex32(words[i]) << "  " << g::disassemble(ids[i], words[i]) << "  ("
+        << g::kInsnInfo[ids[i]].name << ")\n";
     return o.str();
   }
 
@@ -421,7 +475,9 @@ private:
     std::snprintf(b, sizeof b, "0x%016llx", static_cast<unsigned long long>(v));
     return b;
   }
-  static std::string hex128(u128 v) { return hex64(static_cast<uint64_t>(v >> 64)) + ":" + hex64(static_cast<uint64_t>(v)).substr(2); }
+  static std::string hex128(u128 v) {
+    return hex64(static_cast<uint64_t>(v >> 64)) + ":" + hex64(static_cast<uint64_t>(v)).substr(2);
+  }
 
   // Runs the stream on our core one instruction at a time, noting whether a store-exclusive met a monitor
   // that marks its address with another access size (the QEMU 5 deviation described in run_stream).
@@ -458,6 +514,9 @@ private:
     uint32_t self_branch = 0x14000000; // b . : keeps Unicorn's translation block short
     std::memcpy(code.data() + words.size() * 4, &self_branch, 4);
     std::memcpy(mem_.code(), code.data(), code.size());
+    // Our core never runs past the stream; an unallocated word there (UDF #0, never translated) ends the
+    // translated block exactly where the stream ends, as a budget that ends inside a block would not.
+    std::memset(mem_.code() + words.size() * 4, 0, 4);
     core_.icache_invalidate(); // the stream was written behind the core's back
     uni_.write(kCodeBase, code.data(), code.size());
     uni_.set_state(init);
@@ -503,16 +562,18 @@ private:
     bool uni_stopped = !ur.ok;
     // A taken branch to unmapped memory: Unicorn reports the fetch fault of the NEXT instruction instead of
     // stopping after the count; the branch itself completed, with the faulting address as its target.
-    if (uni_stopped && ex == Exception::None && ur.error.rfind("unmapped fetch", 0) == 0 && ur.fault_addr == core_.PC) {
+    if (uni_stopped && ex == Exception::None && ur.error.rfind("unmapped fetch", 0) == 0 &&
+        ur.fault_addr == core_.PC) {
       uni_stopped = false;
       us.pc = ur.fault_addr;
     }
     bool our_stopped = ex != Exception::None;
     uint64_t uni_index = (us.pc - kCodeBase) / 4;
     if (uni_stopped != our_stopped) {
-      diffs.push_back(std::string("vplat ") + (our_stopped ? "raised " + std::string(vplat::cpu::exception_name(ex)) +
-                                                                 " at instruction " + std::to_string(n)
-                                                           : "completed") +
+      diffs.push_back(std::string("vplat ") +
+                      (our_stopped ? "raised " + std::string(vplat::cpu::exception_name(ex)) +
+                                         " at instruction " + std::to_string(n)
+                                   : "completed") +
                       ", Unicorn " + (uni_stopped ? "stopped: " + ur.error : "completed"));
     } else if (our_stopped && uni_index != n) {
       diffs.push_back("both stopped, vplat at instruction " + std::to_string(n) + ", Unicorn: " + ur.error);
@@ -521,19 +582,25 @@ private:
       if (our_stopped) ++stopped_;
       for (int i = 0; i < 31; ++i)
         if (core_.X[i] != us.x[i])
-          diffs.push_back("x" + std::to_string(i) + ": vplat " + hex64(core_.X[i]) + ", Unicorn " + hex64(us.x[i]));
-      if (core_.X[31] != us.sp) diffs.push_back("sp: vplat " + hex64(core_.X[31]) + ", Unicorn " + hex64(us.sp));
+          diffs.push_back("x" + std::to_string(i) + ": vplat " + hex64(core_.X[i]) + ", Unicorn " +
+                          hex64(us.x[i]));
+      if (core_.X[31] != us.sp)
+        diffs.push_back("sp: vplat " + hex64(core_.X[31]) + ", Unicorn " + hex64(us.sp));
       uint64_t uni_tpidr = 0;
       uc_reg_read(static_cast<uc_engine*>(uni_.engine()), UC_ARM64_REG_TPIDR_EL0, &uni_tpidr);
       if (core_.tpidr_el0 != uni_tpidr)
         diffs.push_back("tpidr_el0: vplat " + hex64(core_.tpidr_el0) + ", Unicorn " + hex64(uni_tpidr));
       uint64_t our_pc = our_stopped ? core_.PC : core_.PC;
-      if (!our_stopped && our_pc != us.pc) diffs.push_back("pc: vplat " + hex64(our_pc) + ", Unicorn " + hex64(us.pc));
-      uint32_t nzcv = (uint32_t(core_.NF) << 31) | (uint32_t(core_.ZF) << 30) | (uint32_t(core_.CF) << 29) | (uint32_t(core_.VF) << 28);
-      if (nzcv != us.nzcv) diffs.push_back("nzcv: vplat " + hex64(nzcv >> 28) + ", Unicorn " + hex64(us.nzcv >> 28));
+      if (!our_stopped && our_pc != us.pc)
+        diffs.push_back("pc: vplat " + hex64(our_pc) + ", Unicorn " + hex64(us.pc));
+      uint32_t nzcv = (uint32_t(core_.NF) << 31) | (uint32_t(core_.ZF) << 30) | (uint32_t(core_.CF) << 29) |
+                      (uint32_t(core_.VF) << 28);
+      if (nzcv != us.nzcv)
+        diffs.push_back("nzcv: vplat " + hex64(nzcv >> 28) + ", Unicorn " + hex64(us.nzcv >> 28));
       for (int i = 0; i < 32; ++i)
         if (core_.V[i] != us.v[i])
-          diffs.push_back("v" + std::to_string(i) + ": vplat " + hex128(core_.V[i]) + ", Unicorn " + hex128(us.v[i]));
+          diffs.push_back("v" + std::to_string(i) + ": vplat " + hex128(core_.V[i]) + ", Unicorn " +
+                          hex128(us.v[i]));
       uint32_t fm = vplat::testref::kUnicornFpsrComparableMask;
       if ((core_.FPSR & fm) != (us.fpsr & fm))
         diffs.push_back("fpsr: vplat " + hex64(core_.FPSR & fm) + ", Unicorn " + hex64(us.fpsr & fm));
@@ -554,7 +621,8 @@ private:
       uni_.read(a, &theirs, 1);
       if (*ours != theirs) {
         if (diffs.size() < 12)
-          diffs.push_back("memory " + hex64(a) + ": vplat " + std::to_string(*ours) + ", Unicorn " + std::to_string(theirs));
+          diffs.push_back("memory " + hex64(a) + ": vplat " + std::to_string(*ours) + ", Unicorn " +
+                          std::to_string(theirs));
         *ours = theirs; // resynchronise so that later streams start equal
       }
     }
@@ -587,8 +655,8 @@ private:
     }
     f << "# by mnemonic (as vplat disassembles it)\n";
     for (auto& [m, n] : per_mnemonic_) f << m << "\t" << n << "\n";
-    std::cout << "  coverage written to " << o_.coverage_file << " (" << per_mnemonic_.size() << " mnemonics; " << zero
-              << " instructions never completed)\n";
+    std::cout << "  coverage written to " << o_.coverage_file << " (" << per_mnemonic_.size()
+              << " mnemonics; " << zero << " instructions never completed)\n";
   }
 };
 
@@ -629,15 +697,24 @@ int main(int argc, char** argv) {
       std::string n;
       while (std::getline(ss, n, ','))
         if (!n.empty()) o.insns.insert(n);
-    } else if (a == "--class") o.class_prefix = value();
-    else if (a == "--per-insn") o.per_insn = number();
-    else if (a == "--random") o.random = number();
-    else if (a == "--count") o.count = number();
-    else if (a == "--stream") o.stream = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(64, number())));
-    else if (a == "--seed") o.seed = number();
-    else if (a == "--max-report") o.max_report = static_cast<unsigned>(number());
-    else if (a == "--strict") o.strict = true;
-    else if (a == "--coverage") o.coverage_file = value();
+    } else if (a == "--class")
+      o.class_prefix = value();
+    else if (a == "--per-insn")
+      o.per_insn = number();
+    else if (a == "--random")
+      o.random = number();
+    else if (a == "--count")
+      o.count = number();
+    else if (a == "--stream")
+      o.stream = static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(64, number())));
+    else if (a == "--seed")
+      o.seed = number();
+    else if (a == "--max-report")
+      o.max_report = static_cast<unsigned>(number());
+    else if (a == "--strict")
+      o.strict = true;
+    else if (a == "--coverage")
+      o.coverage_file = value();
     else if (a == "--engine") {
       std::string v = value();
       if (!vplat::cpu::parse_engine(v, o.engine)) {
