@@ -129,6 +129,7 @@ void Core::power_on(uint64_t pc, uint64_t x0) {
   event_ = false;
   sys.sctlr = 0x30D00800;
   off_ = false;
+  attention_.fetch_and(~kAttnOff, std::memory_order_relaxed);
   flush_tlb();
   update_cached();
 }
@@ -156,6 +157,7 @@ void Core::set_sp_sel(unsigned new_el, unsigned new_spsel) {
   bool cur = el_ == 1 && spsel_;
   bool next = new_el == 1 && new_spsel;
   if (cur != next) std::swap(X[31], sp_other_);
+  if (new_el != el_) fetch_page_ = ~0ull; // the fetch page was translated for the other EL
   el_ = new_el;
   spsel_ = new_spsel;
 }
@@ -480,7 +482,6 @@ bool Core::fetch(uint32_t& insn) {
   if (e->host) {
     std::memcpy(&insn, e->host + (PC & 0xfff), 4);
     fetch_page_ = PC & ~0xfffull;
-    fetch_el_ = el_;
     fetch_host_ = e->host;
     return true;
   }
@@ -497,28 +498,40 @@ bool Core::fetch(uint32_t& insn) {
 
 // ---------------------------------------------------------------------------------------- run loop
 
+void Core::make_decode_cache() {
+  decoded_ = std::make_unique<DecodedInsn[]>(kDecodedSize);
+  // Every entry must hold a word together with what it decodes to; NOP is allocated.
+  constexpr uint32_t kNop = 0xd503201f;
+  const int id = a64::decode(kNop);
+  const uint8_t flags = static_cast<uint8_t>(kFlags[id] | (kEndsBlock[id] ? kFlagEndsBlock : 0));
+  for (size_t i = 0; i < kDecodedSize; ++i) decoded_[i] = DecodedInsn{kNop, static_cast<uint16_t>(id), flags};
+}
+
 RunResult Core::run(uint64_t budget) {
   EXC = 0;
-  uint64_t done = 0;
+  const uint64_t start = retired; // instructions retired by this run() are retired - start
   const bool system = config.system;
+  if (!decoded_) make_decode_cache();
+  // Flags that need a look before the instruction runs (kFlagExclLoad and kFlagEndsBlock act around it).
+  constexpr uint8_t kCheckedFlags = kFlagFp | kFlagHint | kFlagSpBase | kFlagUnpriv;
   // A translated block may start here: at entry, after a branch, an exception, an instruction that ends
   // blocks, another block, or at a page start.
   bool block_start = true;
   for (uint64_t n = 0; n < budget; ++n) {
-    if (off_) return {Exit::Off, done};
     uint32_t a = attention_.load(std::memory_order_relaxed);
     if (a) {
+      if (a & kAttnOff) return {Exit::Off, retired - start};
       if (a & kAttnJit) {
         attention_.fetch_and(~kAttnJit, std::memory_order_relaxed);
         a &= ~kAttnJit;
       }
       if (a & kAttnExit) {
         attention_.fetch_and(~kAttnExit, std::memory_order_relaxed);
-        return {Exit::Request, done};
+        return {Exit::Request, retired - start};
       }
       if ((a & kAttnDebug) && n != 0 &&
           std::find(breakpoints_.begin(), breakpoints_.end(), PC) != breakpoints_.end())
-        return {Exit::Breakpoint, done};
+        return {Exit::Breakpoint, retired - start};
       if ((a & kAttnIrq) && !(daif_ & 0x80) && system) {
         take_exception(0, 0, false, PC, 0x80, false);
         block_start = true;
@@ -532,7 +545,6 @@ RunResult Core::run(uint64_t budget) {
       bool faulted = false;
       if (jit_->try_run(*this, budget - n, a, k, faulted)) {
         retired += k;
-        done += k;
         n += k;
         block_start = true;
         if (faulted) goto fault;
@@ -543,21 +555,27 @@ RunResult Core::run(uint64_t budget) {
     block_start = false;
     uint32_t insn;
     // The page-and-alignment compare fails for a misaligned PC, which fetch() then faults.
-    if ((PC & ~0xffcull) == fetch_page_ && el_ == fetch_el_)
+    if ((PC & ~0xffcull) == fetch_page_)
       std::memcpy(&insn, fetch_host_ + (PC & 0xfff), 4);
     else if (!fetch(insn))
       goto fault;
     {
       cur_insn = insn;
-      int id = a64::decode(insn);
-      if (id < 0) {
-        exception_syndrome = insn;
-        raise(Exception::Undefined);
-        goto fault;
+      DecodedInsn& d = decoded_[(PC >> 2) & (kDecodedSize - 1)];
+      if (d.insn != insn) [[unlikely]] {
+        const int id = a64::decode(insn);
+        if (id < 0) {
+          exception_syndrome = insn;
+          raise(Exception::Undefined);
+          goto fault;
+        }
+        d = DecodedInsn{insn, static_cast<uint16_t>(id),
+                        static_cast<uint8_t>(kFlags[id] | (kEndsBlock[id] ? kFlagEndsBlock : 0))};
       }
-      uint8_t f = kFlags[id];
-      if (kEndsBlock[id]) block_start = true;
-      if (f | il_) {
+      const unsigned id = d.id;
+      const uint8_t f = d.flags;
+      if (f & kFlagEndsBlock) block_start = true;
+      if ((f & kCheckedFlags) | il_) {
         if (il_) {
           raise(Exception::IllegalState);
           goto fault;
@@ -584,9 +602,8 @@ RunResult Core::run(uint64_t budget) {
             if (wfe) event_ = false;
             PC += 4;
             ++retired;
-            ++done;
             if (insn_counts) ++insn_counts[id];
-            if (!wake) return {wfe ? Exit::Yield : Exit::Idle, done};
+            if (!wake) return {wfe ? Exit::Yield : Exit::Idle, retired - start};
             continue;
           }
           if (op == 4) {
@@ -599,7 +616,8 @@ RunResult Core::run(uint64_t budget) {
       }
       NPC = PC + 4;
       a64::kExec[id](*this, insn);
-      access_el_ = el_;
+      // Only LDTR/STTR change access_el_ (above); exception entry and return set it with the EL.
+      if (f & kFlagUnpriv) access_el_ = el_;
       if (EXC) goto fault;
       if (f & kFlagExclLoad) {
         // Record the physical address the load-exclusive marked; the TLB entry was just filled.
@@ -612,7 +630,6 @@ RunResult Core::run(uint64_t budget) {
       }
       PC = NPC;
       ++retired;
-      ++done;
       // Counted once retired, as translated blocks count: a faulting instruction is not (it runs again).
       if (insn_counts) ++insn_counts[id];
       continue;
@@ -620,10 +637,10 @@ RunResult Core::run(uint64_t budget) {
   fault:
     access_el_ = el_;
     block_start = true;
-    if (!system) return {Exit::Exception, done};
+    if (!system) return {Exit::Exception, retired - start};
     deliver_sync();
   }
-  return {Exit::Budget, done};
+  return {Exit::Budget, retired - start};
 }
 
 // ---------------------------------------------------------------------------------------- debugger
