@@ -498,28 +498,44 @@ bool Core::fetch(uint32_t& insn) {
 
 // ---------------------------------------------------------------------------------------- run loop
 
+uint32_t Core::decoded_info(int id) {
+  return static_cast<uint32_t>(id) << 8 | kFlags[id] | (kEndsBlock[id] ? kFlagEndsBlock : 0);
+}
+
 void Core::make_decode_cache() {
   decoded_ = std::make_unique<DecodedInsn[]>(kDecodedSize);
   // Every entry must hold a word together with what it decodes to; NOP is allocated.
   constexpr uint32_t kNop = 0xd503201f;
-  const int id = a64::decode(kNop);
-  const uint8_t flags = static_cast<uint8_t>(kFlags[id] | (kEndsBlock[id] ? kFlagEndsBlock : 0));
-  for (size_t i = 0; i < kDecodedSize; ++i) decoded_[i] = DecodedInsn{kNop, static_cast<uint16_t>(id), flags};
+  const DecodedInsn nop{kNop, decoded_info(a64::decode(kNop))};
+  for (size_t i = 0; i < kDecodedSize; ++i) decoded_[i] = nop;
 }
 
+// After a load-exclusive: record the physical address it marked (its TLB entry was just filled).
+void Core::note_exclusive_load() {
+  auto& slot = tlb_[el_][(EXCL_ADDR >> 12) & (kTlbSize - 1)];
+  if (slot.read == (EXCL_ADDR & ~0xfffull))
+    excl_pa = slot.pa | (EXCL_ADDR & 0xfff);
+  else
+    excl_pa = EXCL_ADDR;
+  if (group) *monitors_active_ = true;
+}
+
+// The loop runs once per instruction, so its common path is kept short: one attention test, the fetch from
+// the last fetched page, a decoded-instruction cache hit, one test of the flags that need work before the
+// instruction, the call, and one test each for a fault and for what needs work after it.
 RunResult Core::run(uint64_t budget) {
   EXC = 0;
   const uint64_t start = retired; // instructions retired by this run() are retired - start
-  const bool system = config.system;
   if (!decoded_) make_decode_cache();
   // Flags that need a look before the instruction runs (kFlagExclLoad and kFlagEndsBlock act around it).
-  constexpr uint8_t kCheckedFlags = kFlagFp | kFlagHint | kFlagSpBase | kFlagUnpriv;
+  constexpr uint32_t kCheckedFlags = kFlagFp | kFlagHint | kFlagSpBase | kFlagUnpriv;
   // A translated block may start here: at entry, after a branch, an exception, an instruction that ends
   // blocks, another block, or at a page start.
   bool block_start = true;
-  for (uint64_t n = 0; n < budget; ++n) {
+  // Budget left, counting instructions run and exceptions taken.
+  for (uint64_t left = budget; left != 0; --left) {
     uint32_t a = attention_.load(std::memory_order_relaxed);
-    if (a) {
+    if (a) [[unlikely]] {
       if (a & kAttnOff) return {Exit::Off, retired - start};
       if (a & kAttnJit) {
         attention_.fetch_and(~kAttnJit, std::memory_order_relaxed);
@@ -529,10 +545,10 @@ RunResult Core::run(uint64_t budget) {
         attention_.fetch_and(~kAttnExit, std::memory_order_relaxed);
         return {Exit::Request, retired - start};
       }
-      if ((a & kAttnDebug) && n != 0 &&
+      if ((a & kAttnDebug) && left != budget &&
           std::find(breakpoints_.begin(), breakpoints_.end(), PC) != breakpoints_.end())
         return {Exit::Breakpoint, retired - start};
-      if ((a & kAttnIrq) && !(daif_ & 0x80) && system) {
+      if ((a & kAttnIrq) && !(daif_ & 0x80) && config.system) {
         take_exception(0, 0, false, PC, 0x80, false);
         block_start = true;
         continue;
@@ -543,19 +559,21 @@ RunResult Core::run(uint64_t budget) {
     if (jit_ && (block_start || !(PC & (JitEngine::kRegionBytes - 1))) && !(a & kAttnDebug)) {
       uint32_t k = 0;
       bool faulted = false;
-      if (jit_->try_run(*this, budget - n, a, k, faulted)) {
+      if (jit_->try_run(*this, left, a, k, faulted)) {
         retired += k;
-        n += k;
+        left -= k;
         block_start = true;
-        if (faulted) goto fault;
-        --n; // the loop counts one
+        if (faulted) {
+          left += left == 0; // the exception is taken even where the block used up the budget
+          goto fault;
+        }
+        ++left; // the loop counts one
         continue;
       }
     }
-    block_start = false;
     uint32_t insn;
     // The page-and-alignment compare fails for a misaligned PC, which fetch() then faults.
-    if ((PC & ~0xffcull) == fetch_page_)
+    if ((PC & ~0xffcull) == fetch_page_) [[likely]]
       std::memcpy(&insn, fetch_host_ + (PC & 0xfff), 4);
     else if (!fetch(insn))
       goto fault;
@@ -569,27 +587,26 @@ RunResult Core::run(uint64_t budget) {
           raise(Exception::Undefined);
           goto fault;
         }
-        d = DecodedInsn{insn, static_cast<uint16_t>(id),
-                        static_cast<uint8_t>(kFlags[id] | (kEndsBlock[id] ? kFlagEndsBlock : 0))};
+        d = DecodedInsn{insn, decoded_info(id)};
       }
-      const unsigned id = d.id;
-      const uint8_t f = d.flags;
-      if (f & kFlagEndsBlock) block_start = true;
-      if ((f & kCheckedFlags) | il_) {
+      const uint32_t info = d.info;
+      const uint32_t id = info >> 8;
+      block_start = info & kFlagEndsBlock;
+      if ((info & kCheckedFlags) | il_) [[unlikely]] {
         if (il_) {
           raise(Exception::IllegalState);
           goto fault;
         }
-        if ((f & kFlagFp) && fp_trap_) {
+        if ((info & kFlagFp) && fp_trap_) {
           raise_trap(0x07, 0);
           goto fault;
         }
-        if ((f & kFlagSpBase) && sp_check_ && ((insn >> 5) & 31) == 31 && (X[31] & 15)) {
+        if ((info & kFlagSpBase) && sp_check_ && ((insn >> 5) & 31) == 31 && (X[31] & 15)) {
           raise(Exception::SpAlignment);
           goto fault;
         }
-        if ((f & kFlagUnpriv) && ((insn >> 10) & 3) == 2) access_el_ = 0;
-        if ((f & kFlagHint) && system) {
+        if ((info & kFlagUnpriv) && ((insn >> 10) & 3) == 2) access_el_ = 0;
+        if ((info & kFlagHint) && config.system) {
           unsigned op = (insn >> 5) & 0x7f;
           if (op == 3 || op == 2) { // WFI, WFE
             bool wfe = op == 2;
@@ -617,17 +634,12 @@ RunResult Core::run(uint64_t budget) {
       NPC = PC + 4;
       a64::kExec[id](*this, insn);
       // Only LDTR/STTR change access_el_ (above); exception entry and return set it with the EL.
-      if (f & kFlagUnpriv) access_el_ = el_;
-      if (EXC) goto fault;
-      if (f & kFlagExclLoad) {
-        // Record the physical address the load-exclusive marked; the TLB entry was just filled.
-        auto& slot = tlb_[el_][(EXCL_ADDR >> 12) & (kTlbSize - 1)];
-        if (slot.read == (EXCL_ADDR & ~0xfffull))
-          excl_pa = slot.pa | (EXCL_ADDR & 0xfff);
-        else
-          excl_pa = EXCL_ADDR;
-        if (group) *monitors_active_ = true;
-      }
+      if (info & kFlagUnpriv) [[unlikely]]
+        access_el_ = el_;
+      if (EXC) [[unlikely]]
+        goto fault;
+      if (info & kFlagExclLoad) [[unlikely]]
+        note_exclusive_load();
       PC = NPC;
       ++retired;
       // Counted once retired, as translated blocks count: a faulting instruction is not (it runs again).
@@ -637,7 +649,7 @@ RunResult Core::run(uint64_t budget) {
   fault:
     access_el_ = el_;
     block_start = true;
-    if (!system) return {Exit::Exception, retired - start};
+    if (!config.system) return {Exit::Exception, retired - start};
     deliver_sync();
   }
   return {Exit::Budget, retired - start};

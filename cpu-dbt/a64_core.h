@@ -326,12 +326,13 @@ private:
   // depends on nothing else, so modified code, remapped pages and EL changes need no invalidation.
   struct DecodedInsn {
     uint32_t insn;
-    uint16_t id;   // generated instruction id (allocated encodings only)
-    uint8_t flags; // insn_flags(id), plus kFlagEndsBlock
+    uint32_t info; // generated instruction id << 8 | insn_flags(id) | kFlagEndsBlock (allocated encodings)
   };
-  static constexpr uint8_t kFlagEndsBlock = 0x80; // a translated block may start after it
+  static constexpr uint32_t kFlagEndsBlock = 0x80; // a translated block may start after it
   static constexpr size_t kDecodedSize = 1u << 15;
   std::unique_ptr<DecodedInsn[]> decoded_; // kDecodedSize entries, made by the first run()
+  static uint32_t decoded_info(int id);
+  void note_exclusive_load();
   void make_decode_cache();
 
   void update_cached();
