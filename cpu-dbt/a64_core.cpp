@@ -129,6 +129,7 @@ void Core::power_on(uint64_t pc, uint64_t x0) {
   event_ = false;
   sys.sctlr = 0x30D00800;
   off_ = false;
+  attention_.fetch_and(~kAttnOff, std::memory_order_relaxed);
   flush_tlb();
   update_cached();
 }
@@ -156,6 +157,7 @@ void Core::set_sp_sel(unsigned new_el, unsigned new_spsel) {
   bool cur = el_ == 1 && spsel_;
   bool next = new_el == 1 && new_spsel;
   if (cur != next) std::swap(X[31], sp_other_);
+  if (new_el != el_) fetch_page_ = ~0ull; // the fetch page was translated for the other EL
   el_ = new_el;
   spsel_ = new_spsel;
 }
@@ -480,7 +482,6 @@ bool Core::fetch(uint32_t& insn) {
   if (e->host) {
     std::memcpy(&insn, e->host + (PC & 0xfff), 4);
     fetch_page_ = PC & ~0xfffull;
-    fetch_el_ = el_;
     fetch_host_ = e->host;
     return true;
   }
@@ -497,29 +498,57 @@ bool Core::fetch(uint32_t& insn) {
 
 // ---------------------------------------------------------------------------------------- run loop
 
+uint32_t Core::decoded_info(int id) {
+  return static_cast<uint32_t>(id) << 8 | kFlags[id] | (kEndsBlock[id] ? kFlagEndsBlock : 0);
+}
+
+void Core::make_decode_cache() {
+  decoded_ = std::make_unique<DecodedInsn[]>(kDecodedSize);
+  // Every entry must hold a word together with what it decodes to; NOP is allocated.
+  constexpr uint32_t kNop = 0xd503201f;
+  const DecodedInsn nop{kNop, decoded_info(a64::decode(kNop))};
+  for (size_t i = 0; i < kDecodedSize; ++i) decoded_[i] = nop;
+}
+
+// After a load-exclusive: record the physical address it marked (its TLB entry was just filled).
+void Core::note_exclusive_load() {
+  auto& slot = tlb_[el_][(EXCL_ADDR >> 12) & (kTlbSize - 1)];
+  if (slot.read == (EXCL_ADDR & ~0xfffull))
+    excl_pa = slot.pa | (EXCL_ADDR & 0xfff);
+  else
+    excl_pa = EXCL_ADDR;
+  if (group) *monitors_active_ = true;
+}
+
+// The loop runs once per instruction, so its common path is kept short: one attention test, the fetch from
+// the last fetched page, a decoded-instruction cache hit, one test of the flags that need work before the
+// instruction, the call, and one test each for a fault and for what needs work after it.
 RunResult Core::run(uint64_t budget) {
   EXC = 0;
-  uint64_t done = 0;
-  const bool system = config.system;
+  const uint64_t start = retired; // instructions retired by this run() are retired - start
+  if (!decoded_) make_decode_cache();
+  // Flags that need a look before the instruction runs (kFlagExclLoad and kFlagEndsBlock act around it).
+  constexpr uint32_t kCheckedFlags = kFlagFp | kFlagHint | kFlagSpBase | kFlagUnpriv;
   // A translated block may start here: at entry, after a branch, an exception, an instruction that ends
   // blocks, another block, or at a page start.
   bool block_start = true;
-  for (uint64_t n = 0; n < budget; ++n) {
-    if (off_) return {Exit::Off, done};
+  // Budget left, counting instructions run and exceptions taken.
+  for (uint64_t left = budget; left != 0; --left) {
     uint32_t a = attention_.load(std::memory_order_relaxed);
-    if (a) {
+    if (a) [[unlikely]] {
+      if (a & kAttnOff) return {Exit::Off, retired - start};
       if (a & kAttnJit) {
         attention_.fetch_and(~kAttnJit, std::memory_order_relaxed);
         a &= ~kAttnJit;
       }
       if (a & kAttnExit) {
         attention_.fetch_and(~kAttnExit, std::memory_order_relaxed);
-        return {Exit::Request, done};
+        return {Exit::Request, retired - start};
       }
-      if ((a & kAttnDebug) && n != 0 &&
+      if ((a & kAttnDebug) && left != budget &&
           std::find(breakpoints_.begin(), breakpoints_.end(), PC) != breakpoints_.end())
-        return {Exit::Breakpoint, done};
-      if ((a & kAttnIrq) && !(daif_ & 0x80) && system) {
+        return {Exit::Breakpoint, retired - start};
+      if ((a & kAttnIrq) && !(daif_ & 0x80) && config.system) {
         take_exception(0, 0, false, PC, 0x80, false);
         block_start = true;
         continue;
@@ -530,48 +559,54 @@ RunResult Core::run(uint64_t budget) {
     if (jit_ && (block_start || !(PC & (JitEngine::kRegionBytes - 1))) && !(a & kAttnDebug)) {
       uint32_t k = 0;
       bool faulted = false;
-      if (jit_->try_run(*this, budget - n, a, k, faulted)) {
+      if (jit_->try_run(*this, left, a, k, faulted)) {
         retired += k;
-        done += k;
-        n += k;
+        left -= k;
         block_start = true;
-        if (faulted) goto fault;
-        --n; // the loop counts one
+        if (faulted) {
+          left += left == 0; // the exception is taken even where the block used up the budget
+          goto fault;
+        }
+        ++left; // the loop counts one
         continue;
       }
     }
-    block_start = false;
     uint32_t insn;
     // The page-and-alignment compare fails for a misaligned PC, which fetch() then faults.
-    if ((PC & ~0xffcull) == fetch_page_ && el_ == fetch_el_)
+    if ((PC & ~0xffcull) == fetch_page_) [[likely]]
       std::memcpy(&insn, fetch_host_ + (PC & 0xfff), 4);
     else if (!fetch(insn))
       goto fault;
     {
       cur_insn = insn;
-      int id = a64::decode(insn);
-      if (id < 0) {
-        exception_syndrome = insn;
-        raise(Exception::Undefined);
-        goto fault;
+      DecodedInsn& d = decoded_[(PC >> 2) & (kDecodedSize - 1)];
+      if (d.insn != insn) [[unlikely]] {
+        const int id = a64::decode(insn);
+        if (id < 0) {
+          exception_syndrome = insn;
+          raise(Exception::Undefined);
+          goto fault;
+        }
+        d = DecodedInsn{insn, decoded_info(id)};
       }
-      uint8_t f = kFlags[id];
-      if (kEndsBlock[id]) block_start = true;
-      if (f | il_) {
+      const uint32_t info = d.info;
+      const uint32_t id = info >> 8;
+      block_start = info & kFlagEndsBlock;
+      if ((info & kCheckedFlags) | il_) [[unlikely]] {
         if (il_) {
           raise(Exception::IllegalState);
           goto fault;
         }
-        if ((f & kFlagFp) && fp_trap_) {
+        if ((info & kFlagFp) && fp_trap_) {
           raise_trap(0x07, 0);
           goto fault;
         }
-        if ((f & kFlagSpBase) && sp_check_ && ((insn >> 5) & 31) == 31 && (X[31] & 15)) {
+        if ((info & kFlagSpBase) && sp_check_ && ((insn >> 5) & 31) == 31 && (X[31] & 15)) {
           raise(Exception::SpAlignment);
           goto fault;
         }
-        if ((f & kFlagUnpriv) && ((insn >> 10) & 3) == 2) access_el_ = 0;
-        if ((f & kFlagHint) && system) {
+        if ((info & kFlagUnpriv) && ((insn >> 10) & 3) == 2) access_el_ = 0;
+        if ((info & kFlagHint) && config.system) {
           unsigned op = (insn >> 5) & 0x7f;
           if (op == 3 || op == 2) { // WFI, WFE
             bool wfe = op == 2;
@@ -584,9 +619,8 @@ RunResult Core::run(uint64_t budget) {
             if (wfe) event_ = false;
             PC += 4;
             ++retired;
-            ++done;
             if (insn_counts) ++insn_counts[id];
-            if (!wake) return {wfe ? Exit::Yield : Exit::Idle, done};
+            if (!wake) return {wfe ? Exit::Yield : Exit::Idle, retired - start};
             continue;
           }
           if (op == 4) {
@@ -599,20 +633,15 @@ RunResult Core::run(uint64_t budget) {
       }
       NPC = PC + 4;
       a64::kExec[id](*this, insn);
-      access_el_ = el_;
-      if (EXC) goto fault;
-      if (f & kFlagExclLoad) {
-        // Record the physical address the load-exclusive marked; the TLB entry was just filled.
-        auto& slot = tlb_[el_][(EXCL_ADDR >> 12) & (kTlbSize - 1)];
-        if (slot.read == (EXCL_ADDR & ~0xfffull))
-          excl_pa = slot.pa | (EXCL_ADDR & 0xfff);
-        else
-          excl_pa = EXCL_ADDR;
-        if (group) *monitors_active_ = true;
-      }
+      // Only LDTR/STTR change access_el_ (above); exception entry and return set it with the EL.
+      if (info & kFlagUnpriv) [[unlikely]]
+        access_el_ = el_;
+      if (EXC) [[unlikely]]
+        goto fault;
+      if (info & kFlagExclLoad) [[unlikely]]
+        note_exclusive_load();
       PC = NPC;
       ++retired;
-      ++done;
       // Counted once retired, as translated blocks count: a faulting instruction is not (it runs again).
       if (insn_counts) ++insn_counts[id];
       continue;
@@ -620,10 +649,10 @@ RunResult Core::run(uint64_t budget) {
   fault:
     access_el_ = el_;
     block_start = true;
-    if (!system) return {Exit::Exception, done};
+    if (!config.system) return {Exit::Exception, retired - start};
     deliver_sync();
   }
-  return {Exit::Budget, done};
+  return {Exit::Budget, retired - start};
 }
 
 // ---------------------------------------------------------------------------------------- debugger

@@ -168,7 +168,10 @@ public:
   // Resets the core to its boot state (EL1h, DAIF masked, MMU and caches off) and starts it at `pc` with
   // X0 = `x0` (PSCI CPU_ON semantics; also the initial boot: X0 = DTB address).
   void power_on(uint64_t pc, uint64_t x0 = 0);
-  void power_off() { off_ = true; }
+  void power_off() {
+    off_ = true;
+    attention_.fetch_or(kAttnOff, std::memory_order_relaxed);
+  }
   bool powered() const { return !off_; }
   void signal_event() { event_ = true; }
   // Drops every cached translation (TLBI, or the platform remapped RAM).
@@ -286,7 +289,8 @@ public:
 private:
   friend class JitEngine;
   // kAttnJit: translated code was overwritten; a running block returns to the run loop (nothing else).
-  static constexpr uint32_t kAttnIrq = 1, kAttnExit = 2, kAttnDebug = 4, kAttnJit = 8;
+  // kAttnOff mirrors off_, so that the run loop's one attention test per instruction also covers it.
+  static constexpr uint32_t kAttnIrq = 1, kAttnExit = 2, kAttnDebug = 4, kAttnJit = 8, kAttnOff = 16;
   Engine engine_ = Engine::Interp;
   std::shared_ptr<JitEngine> jit_;
   std::atomic<uint32_t> attention_{0};
@@ -308,12 +312,25 @@ private:
   // try_run links the block found next, so that the next time that exit jumps there directly.
   void* last_exit_ = nullptr;
 
-  // The page of the last instruction fetch that hit RAM: while PC stays on it at the same EL, the next
-  // fetch reads the host page directly. A TLB entry is only ever replaced by another valid translation,
-  // so only flush_tlb() (TLBI, SCTLR/TTBR/TCR writes, power-on) and an EL change end its validity.
+  // The page of the last instruction fetch that hit RAM: while PC stays on it, the next fetch reads the
+  // host page directly. A TLB entry is only ever replaced by another valid translation, so only
+  // flush_tlb() (TLBI, SCTLR/TTBR/TCR writes, power-on) and an EL change (set_sp_sel) end its validity.
   uint64_t fetch_page_ = ~0ull; // VA of the page; ~0 (never equal to an aligned PC's page): none
-  unsigned fetch_el_ = 0;
   const uint8_t* fetch_host_ = nullptr;
+
+  // What decoding gave for recently run instructions, direct-mapped by PC. An entry keeps the instruction
+  // word it was decoded from and is used only while the word fetched at PC is that same word: decoding
+  // depends on nothing else, so modified code, remapped pages and EL changes need no invalidation.
+  struct DecodedInsn {
+    uint32_t insn;
+    uint32_t info; // generated instruction id << 8 | insn_flags(id) | kFlagEndsBlock (allocated encodings)
+  };
+  static constexpr uint32_t kFlagEndsBlock = 0x80; // a translated block may start after it
+  static constexpr size_t kDecodedSize = 1u << 15;
+  std::unique_ptr<DecodedInsn[]> decoded_; // kDecodedSize entries, made by the first run()
+  static uint32_t decoded_info(int id);
+  void note_exclusive_load();
+  void make_decode_cache();
 
   void update_cached();
   void take_exception(uint32_t esr, uint64_t far, bool far_valid, uint64_t ret, unsigned offset,
