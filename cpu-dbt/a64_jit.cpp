@@ -1037,21 +1037,9 @@ struct JitEngine::Impl {
       pb.registerFunctionAnalyses(fam);
       pb.registerLoopAnalyses(lam);
       pb.crossRegisterProxies(lam, fam, cgam, mam);
-      if (full) {
-        // Second tier: also forwards guest registers and flags from stores to later loads across the
-        // block's internal branches (memory fast/slow paths, side exits), which EarlyCSE leaves.
-        fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
-        fpm.addPass(llvm::EarlyCSEPass(true));
-        fpm.addPass(llvm::InstCombinePass());
-        fpm.addPass(llvm::SimplifyCFGPass());
-        fpm.addPass(llvm::GVNPass());
-        fpm.addPass(llvm::DSEPass());
-        fpm.addPass(llvm::InstCombinePass());
-        fpm.addPass(llvm::SimplifyCFGPass());
-        return;
-      }
-      // VPLAT_JIT_PASSES: another function pipeline in opt's syntax ("sroa,early-cse,..."), for tuning.
-      if (const char* text = std::getenv("VPLAT_JIT_PASSES")) {
+      // VPLAT_JIT_PASSES: another first-tier function pipeline in opt's syntax ("sroa,early-cse,..."), for
+      // tuning.
+      if (const char* text = std::getenv("VPLAT_JIT_PASSES"); text && !full) {
         if (auto err = pb.parsePassPipeline(fpm, text)) {
           std::fprintf(stderr, "vplat: VPLAT_JIT_PASSES: %s\n", llvm::toString(std::move(err)).c_str());
           std::exit(2);
@@ -1063,11 +1051,16 @@ struct JitEngine::Impl {
       // InstCombine (twice) takes more than half of the compile thread's time (boot + sha256sum in the
       // guest: passes 7.7 s of 14.4 s CPU for ~4900 blocks; 3.1 s without it), but without it the guest's
       // sha256sum ran ~17% slower (main-thread CPU 5.7 s vs 4.8 s, both runs side by side): kept.
+      // The second tier also forwards guest registers and flags from stores to later loads across the
+      // block's internal branches (memory fast/slow paths, side exits), which EarlyCSE leaves (GVN).
       fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
-      fpm.addPass(llvm::EarlyCSEPass());
+      fpm.addPass(llvm::EarlyCSEPass(full));
       fpm.addPass(llvm::InstCombinePass());
       fpm.addPass(llvm::SimplifyCFGPass());
-      fpm.addPass(llvm::EarlyCSEPass());
+      if (full)
+        fpm.addPass(llvm::GVNPass());
+      else
+        fpm.addPass(llvm::EarlyCSEPass());
       fpm.addPass(llvm::DSEPass());
       fpm.addPass(llvm::InstCombinePass());
       fpm.addPass(llvm::SimplifyCFGPass()); // branches InstCombine decided (e.g. a same-page exit)
