@@ -619,11 +619,9 @@ struct JitEngine::Impl {
     }
 
     vplat::adljit::Ctx c(b, state);
-    // VPLAT_JIT_STATE_CACHE=1 (experimental, off: CpuStats.HistogramOfAKnownProgramInEveryEngine still
-    // retires more loop iterations with it, so some path misses a write-back): in the second tier, guest
-    // registers and flags live in SSA values for the whole block (loops included) and reach the state at the
-    // exits and around helper calls (helpers take the state and may read or write any of it; the memory
-    // helpers touch none of these).
+    // Second tier with VPLAT_JIT_STATE_CACHE=1: guest registers and flags live in SSA values for the whole
+    // block (loops included) and reach the state at the exits and around helper calls (helpers take the state
+    // and may read or write any of it; the memory helpers touch none of these).
     if (req.optimized && state_cache) {
       c.enable_state_cache(&f->getEntryBlock(), [](size_t o) {
         return o < offsetof(g::State, PC) || (o >= offsetof(g::State, NF) && o <= offsetof(g::State, VF)) ||

@@ -147,9 +147,9 @@ Ctx::CachedVar* Ctx::cached(size_t offset, int bits) {
   return &cached_.back();
 }
 
-void Ctx::write_back(llvm::IRBuilder<>& at) {
+void Ctx::write_back(llvm::IRBuilder<>& at, bool all) {
   for (CachedVar& v : cached_)
-    if (v.written)
+    if (v.written || all)
       at.CreateStore(at.CreateLoad(v.var->getAllocatedType(), v.var),
                      at.CreateConstInBoundsGEP1_64(i8, state, v.offset));
 }
@@ -165,7 +165,7 @@ Value* Ctx::load_state(size_t offset, int bits, bool sign) {
   if (CachedVar* v = cached(offset, bits))
     return widen(*this, b.CreateLoad(v->var->getAllocatedType(), v->var), bits, sign);
   if (overlaps_cache(offset, bits))
-    write_back(b); // another width than the cached one: memory must be current
+    write_back(b, true); // another width than the cached one: memory must be current
   Value* p = b.CreateConstInBoundsGEP1_64(i8, state, offset);
   return widen(*this, b.CreateLoad(storage_type(*this, bits), p), bits, sign);
 }
@@ -178,7 +178,7 @@ void Ctx::store_state(size_t offset, int bits, Value* v) {
     return;
   }
   const bool overlap = overlaps_cache(offset, bits);
-  if (overlap) write_back(b);
+  if (overlap) write_back(b, true);
   b.CreateStore(v, b.CreateConstInBoundsGEP1_64(i8, state, offset));
   if (overlap) reload(b);
 }
@@ -195,7 +195,7 @@ Value* Ctx::load_elem(size_t offset, int bits, bool sign, Value* index) {
       return widen(*this, b.CreateLoad(v->var->getAllocatedType(), v->var), bits, sign);
   }
   // A run-time index may reach any element: memory must be current.
-  if (cache_load_bb_) write_back(b);
+  if (cache_load_bb_) write_back(b, true);
   return widen(*this, b.CreateLoad(storage_type(*this, bits), elem_ptr(offset, bits, index)), bits, sign);
 }
 
@@ -209,7 +209,7 @@ void Ctx::store_elem(size_t offset, int bits, Value* index, Value* v) {
       return;
     }
   }
-  if (cache_load_bb_) write_back(b);
+  if (cache_load_bb_) write_back(b, true);
   b.CreateStore(v, elem_ptr(offset, bits, index));
   if (cache_load_bb_) reload(b);
 }

@@ -73,8 +73,11 @@ public:
   // of another width go to memory, with the cache written back before and reloaded after.
   void enable_state_cache(llvm::BasicBlock* load_bb, std::function<bool(size_t offset)> cacheable);
   bool state_cache_enabled() const { return cache_load_bb_ != nullptr; }
-  // Stores the cached variables written so far to the state.
-  void write_back(llvm::IRBuilder<>& at);
+  // Stores the cached variables written so far (`all`: every one) to the state. A variable's alloca always
+  // holds its current value, so storing any of them is always right; `written` only saves stores, and only
+  // where every instruction of the function has been emitted (a block that loops reaches a point with what
+  // later instructions wrote in the previous iteration).
+  void write_back(llvm::IRBuilder<>& at, bool all = false);
   // Reloads the cached variables from the state after something outside the function changed it.
   void reload(llvm::IRBuilder<>& at);
 
