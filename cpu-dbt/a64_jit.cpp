@@ -395,9 +395,9 @@ struct JitEngine::Impl {
   bool stopping = false;
 
   const bool dump_ir = std::getenv("VPLAT_JIT_DUMP") != nullptr; // VPLAT_JIT_DUMP: print each block's IR
-  const bool state_cache = [] {
+  const bool state_cache = [] { // VPLAT_JIT_STATE_CACHE=0: the second tier keeps the state in memory
     const char* v = std::getenv("VPLAT_JIT_STATE_CACHE");
-    return v && *v == '1';
+    return !v || *v != '0';
   }();
   std::FILE* perf_map = [] {
     const char* v = std::getenv("VPLAT_JIT_PERF_MAP");
@@ -619,9 +619,9 @@ struct JitEngine::Impl {
     }
 
     vplat::adljit::Ctx c(b, state);
-    // Second tier with VPLAT_JIT_STATE_CACHE=1: guest registers and flags live in SSA values for the whole
-    // block (loops included) and reach the state at the exits and around helper calls (helpers take the state
-    // and may read or write any of it; the memory helpers touch none of these).
+    // Second tier (unless VPLAT_JIT_STATE_CACHE=0): guest registers and flags live in SSA values for the
+    // whole block (loops included) and reach the state at the exits and around helper calls (helpers take the
+    // state and may read or write any of it; the memory helpers touch none of these).
     if (req.optimized && state_cache) {
       c.enable_state_cache(&f->getEntryBlock(), [](size_t o) {
         return o < offsetof(g::State, PC) || (o >= offsetof(g::State, NF) && o <= offsetof(g::State, VF)) ||
@@ -986,12 +986,12 @@ struct JitEngine::Impl {
   std::atomic<uint64_t> name_counter{0};
   std::atomic<uint64_t> stats_fallback{0};
   uint64_t stats_tier2 = 0;
-  // VPLAT_JIT_TIER2=N: turns the second tier on; N chain starts make a block hot for it. Off by default: on
-  // the guest workloads it has not paid for its compile time yet (see cpu-dbt/README.md).
+  // VPLAT_JIT_TIER2=N: N chain starts make a block hot for the second tier (0: no second tier).
   const unsigned tier2_samples = [] {
     const char* v = std::getenv("VPLAT_JIT_TIER2");
-    unsigned long n = v ? std::strtoul(v, nullptr, 10) : 0;
-    return n >= 1 && n <= 10000000 ? static_cast<unsigned>(n) : 0u;
+    if (!v) return JitEngine::kTier2Samples;
+    unsigned long n = std::strtoul(v, nullptr, 10);
+    return n <= 10000000 ? static_cast<unsigned>(n) : JitEngine::kTier2Samples;
   }();
 
   // Asks for the second-tier translation of `b` (its start is mapped by the fetch TLB now). Synchronous

@@ -39,6 +39,9 @@ struct JitStats {
 class JitEngine {
 public:
   static constexpr unsigned kMaxBlockInsns = 64;
+  // A block that starts this many chains of blocks in the run loop is compiled again with full optimisation
+  // and guest registers in SSA values (chains restart at every quantum, so this samples where time goes).
+  static constexpr unsigned kTier2Samples = 2000;
   static constexpr uint64_t kRegionBytes = 4 * kMaxBlockInsns; // blocks never cross such an aligned boundary
   // Runs of a block start before Auto compiles it. Compiling a block costs milliseconds (about as much as
   // interpreting a few hundred thousand instructions), so only code that keeps running is worth it; with
