@@ -244,7 +244,6 @@ struct Block {
   bool fp = false;  // contains FP/SIMD instructions (they trap when CPACR_EL1.FPEN says so)
   BlockFn fn = nullptr;
   std::shared_ptr<Chunk> code;
-  ExitSlot* exits = nullptr; // kExitSlots, in `code`
   // Tiers: how often the run loop started a chain here (a sample of where time goes: chains restart at
   // each quantum), and whether this is the optimised translation already (or one is being made).
   uint32_t samples = 0;
@@ -265,7 +264,6 @@ struct Request {
 struct Result {
   Request req;
   BlockFn fn = nullptr;
-  ExitSlot* exits = nullptr;
   std::shared_ptr<Chunk> code; // shared by the blocks compiled in one module
 };
 
@@ -529,13 +527,11 @@ struct JitEngine::Impl {
       std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(found.takeError()).c_str());
       std::abort();
     }
-    ExitSlot* first_slot = slots.get();
     auto code = std::make_shared<Chunk>(std::move(rt), std::move(slots), &graveyard);
     std::vector<Result> out;
     for (size_t i = 0; i < reqs.size(); ++i) {
       Result r;
       r.fn = llvm::jitTargetAddressToPointer<BlockFn>((*found)[symbols[i]].getAddress());
-      r.exits = first_slot + kExitSlots * first_exit[i];
       if (perf_map) {
         // VPLAT_JIT_PERF_MAP=1: each block's start as a symbol in perf's map file (sizes are not known here:
         // a profile attributes a sample to the nearest start below it).
@@ -1158,7 +1154,6 @@ struct JitEngine::Impl {
     for (uint32_t w : res.req.words)
       if (insn_flags(g::decode(w)) & kFlagFp) blk->fp = true;
     blk->fn = res.fn;
-    blk->exits = res.exits;
     blk->optimized = res.req.optimized;
     if (res.req.optimized) ++stats_tier2;
     blk->code = std::move(res.code);
