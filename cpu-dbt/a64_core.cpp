@@ -198,6 +198,8 @@ TranslationRegs Core::translation_regs() const {
 void Core::flush_tlb() {
   for (auto& bank : tlb_)
     for (auto& e : bank) e = TlbEntry{};
+  for (auto& bank : itlb_)
+    for (auto& e : bank) e = TlbEntry{};
   fetch_page_ = ~0ull;
 }
 
@@ -327,10 +329,11 @@ bool Core::translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entr
     return false;
   }
   uint64_t page = va & ~0xfffull;
-  TlbEntry& e = tlb_[el][(va >> 12) & (kTlbSize - 1)];
-  e.read = permits(t, Access::Read, el) ? page : ~0ull;
-  e.write = permits(t, Access::Write, el) ? page : ~0ull;
-  e.fetch = permits(t, Access::Fetch, el) ? page : ~0ull;
+  const bool fetch = kind == Access::Fetch;
+  TlbEntry& e = (fetch ? itlb_ : tlb_)[el][(va >> 12) & (kTlbSize - 1)];
+  e.read = !fetch && permits(t, Access::Read, el) ? page : ~0ull;
+  e.write = !fetch && permits(t, Access::Write, el) ? page : ~0ull;
+  e.fetch = fetch && permits(t, Access::Fetch, el) ? page : ~0ull;
   e.pa = t.pa & ~0xfffull;
   e.host = mem.ram_pointer(e.pa);
   // Stores to translated code take the slow path, which drops the translations (page_write).
@@ -470,7 +473,7 @@ bool Core::fetch(uint32_t& insn) {
     raise(Exception::PcAlignment, PC);
     return false;
   }
-  auto& slot = tlb_[el_][(PC >> 12) & (kTlbSize - 1)];
+  auto& slot = itlb_[el_][(PC >> 12) & (kTlbSize - 1)];
   TlbEntry* e = hit(slot, &TlbEntry::fetch, PC);
   uint8_t fault = 0;
   if (!e && !translate_fill(PC, Access::Fetch, el_, e, fault)) {

@@ -245,10 +245,15 @@ public:
     uint64_t pa = 0;                                     // physical page
   };
   static constexpr unsigned kTlbSize = 512;
-  TlbEntry tlb_[2][kTlbSize]; // per translation EL (0, 1): entries hold the permissions of that EL
-  unsigned access_el_ = 1;    // EL whose permissions data accesses use (0 for LDTR/STTR at EL1)
-  uint64_t align_mask_ = 0;   // ~0 if SCTLR_EL1.A checks alignment, else 0
-  bool* monitors_active_;     // the group's flag, or a false one
+  // Per translation EL (0, 1), entries hold the permissions of that EL. Data accesses and instruction fetches
+  // have a TLB each, as the hardware does: in one direct-mapped TLB a program whose data spans megabytes
+  // (bzip2's sort arrays) kept evicting the page its loop ran from, and translated code only runs from a page
+  // the fetch TLB maps. `tlb_` entries never permit fetches and `itlb_` entries only permit fetches.
+  TlbEntry tlb_[2][kTlbSize];
+  TlbEntry itlb_[2][kTlbSize];
+  unsigned access_el_ = 1;  // EL whose permissions data accesses use (0 for LDTR/STTR at EL1)
+  uint64_t align_mask_ = 0; // ~0 if SCTLR_EL1.A checks alignment, else 0
+  bool* monitors_active_;   // the group's flag, or a false one
 
   uint64_t read_slow(uint64_t va, unsigned size);
   void write_slow(uint64_t va, unsigned size, uint64_t value);
@@ -284,7 +289,7 @@ public:
   // each interpreted instruction but only after a run of translated blocks, so inside a block the count is
   // what translated code stores before each helper call of an instruction that may fault (all that can reach
   // a device or the timers).
-  uint64_t retired_exact() const { return in_block_ ? block_retired_ : retired; }
+  uint64_t retired_exact() const { return in_block_ ? retired + block_done_ : retired; }
 
 private:
   friend class JitEngine;
@@ -307,7 +312,7 @@ private:
   std::vector<uint64_t> breakpoints_;
   bool in_block_ = false;          // a translated block is running (JitEngine::try_run)
   uint64_t* block_runs_ = nullptr; // --cpu-stats with a JIT tier: runs of each translated block, by its slot
-  uint64_t block_retired_ = 0;     // in a block: instructions retired before the one calling a helper
+  uint64_t block_done_ = 0; // in a block: instructions its chain retired before the one calling a helper
   // The exit slots of the block that returned to try_run from its end (nullptr: it left elsewhere): where
   // try_run links the block found next, so that the next time that exit jumps there directly.
   void* last_exit_ = nullptr;

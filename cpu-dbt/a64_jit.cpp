@@ -269,8 +269,8 @@ struct Result {
 
 // Offsets (from the State base of a Core) of the Core members translated code touches.
 struct CoreOffsets {
-  size_t attention, access_el, cur_insn, sp_check, tlb, align_mask, monitors, block_runs;
-  size_t retired, block_retired, last_exit, fp_trap;
+  size_t attention, access_el, cur_insn, sp_check, tlb, itlb, align_mask, monitors, block_runs;
+  size_t retired, block_done, last_exit, fp_trap;
 };
 
 // --cpu-stats: an exit of a block that retired fewer than all its instructions takes the `count` it did not
@@ -380,6 +380,25 @@ struct JitEngine::Impl {
     s->gen = cache_gen;
     s->fn = n.fn;
   }
+  // Where indirect branches (BR, BLR, RET) go when neither exit slot holds their target: a direct-mapped
+  // table of the blocks try_run last ran, by start VA and EL. A return reaches many call sites, so two slots
+  // per block kept sending the busybox shell back to the run loop (~440 times per iteration of a shell loop).
+  // An entry is followed under the exit slots' conditions: its generation is current and the fetch TLB maps
+  // the target to its physical page (for a target on the jumping block's page: that page is the entry's).
+  struct JumpEntry {
+    uint64_t tag = ~0ull, pa_page = 0, gen = 0; // tag: start VA | EL
+    BlockFn fn = nullptr;
+  };
+  static constexpr size_t kJumpCacheSize = 4096;
+  const std::unique_ptr<JumpEntry[]> jump_cache{new JumpEntry[kJumpCacheSize]};
+  static uint64_t jump_index(uint64_t va) { return ((va >> 2) ^ (va >> 14)) & (kJumpCacheSize - 1); }
+  void remember_jump(const Block& n) {
+    JumpEntry& e = jump_cache[jump_index(n.key.va)];
+    e.tag = n.key.va | n.key.el;
+    e.pa_page = n.key.pa & ~0xfffull;
+    e.gen = cache_gen;
+    e.fn = n.fn;
+  }
   Graveyard graveyard; // released at the next safe point
   uint64_t epoch = 0, next_name = 0;
 
@@ -387,12 +406,19 @@ struct JitEngine::Impl {
   std::thread worker;
   std::mutex m;
   std::condition_variable cv;
-  std::deque<Request> queue;
+  // First-tier requests go before second-tier ones: a first-tier translation replaces the interpreter
+  // (several times faster), a second-tier one only improves a translation. With one queue, the second tier's
+  // compiles (tens of milliseconds each) kept code that had just become hot waiting in the interpreter:
+  // during bzip2 in the guest, ~0.9 G of its instructions were interpreted while their blocks were queued.
+  std::deque<Request> queue, queue_tier2;
   std::vector<Result> results;
   std::atomic<bool> results_ready{false};
   bool stopping = false;
 
-  const bool dump_ir = std::getenv("VPLAT_JIT_DUMP") != nullptr; // VPLAT_JIT_DUMP: print each block's IR
+  // VPLAT_JIT_DUMP: print each module's IR as compiled (VPLAT_JIT_DUMP=pre: as emitted, before the passes).
+  const char* dump_env = std::getenv("VPLAT_JIT_DUMP");
+  const bool dump_ir = dump_env && std::string_view(dump_env) != "pre";
+  const bool dump_pre = dump_env && std::string_view(dump_env) == "pre";
   const bool state_cache = [] { // VPLAT_JIT_STATE_CACHE=0: the second tier keeps the state in memory
     const char* v = std::getenv("VPLAT_JIT_STATE_CACHE");
     return !v || *v != '0';
@@ -506,8 +532,15 @@ struct JitEngine::Impl {
       build_function(*ctx, *mod, reqs[i], names.back(), &slots[kExitSlots * first_exit[i]]);
     }
     const uint64_t t1 = now();
+    const uint64_t ir_before = ir_size(*mod);
+    if (dump_pre) mod->print(llvm::errs(), nullptr);
     optimize(*mod, optimized);
     const uint64_t t2 = now();
+    if (!optimized) {
+      ir_tier1_before += ir_before;
+      ir_tier1_after += ir_size(*mod);
+      for (const Request& req : reqs) guest_tier1 += req.words.size();
+    }
     if (dump_ir) mod->print(llvm::errs(), nullptr);
     auto rt = jit.getMainJITDylib().createResourceTracker();
     if (auto err = jit.addIRModule(rt, llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
@@ -553,8 +586,15 @@ struct JitEngine::Impl {
     if (optimized) time_tier2 += t3 - t0;
     return out;
   }
-  // Where compile time goes (VPLAT_JIT_STATS): IR emission, the pass pipeline, code generation and linking.
+  // Where compile time goes (VPLAT_JIT_STATS): IR emission, the pass pipeline, code generation and linking;
+  // and how much IR the first tier's guest instructions make before and after its passes.
   std::atomic<uint64_t> time_ir{0}, time_opt{0}, time_codegen{0}, modules{0}, time_tier2{0};
+  std::atomic<uint64_t> ir_tier1_before{0}, ir_tier1_after{0}, guest_tier1{0};
+  static uint64_t ir_size(const llvm::Module& mod) {
+    uint64_t n = 0;
+    for (const llvm::Function& fn : mod) n += fn.getInstructionCount();
+    return n;
+  }
 
   Result compile(Request&& req) {
     std::vector<Request> one;
@@ -681,7 +721,7 @@ struct JitEngine::Impl {
     // between blocks) and the fetch TLB maps `target` to that block's page; else return to the run loop,
     // telling it which slots to fill.
     unsigned exits_made = 0;
-    auto chain = [&](llvm::IRBuilder<>& eb, llvm::Value* target, unsigned k) {
+    auto chain = [&](llvm::IRBuilder<>& eb, llvm::Value* target, unsigned k, bool indirect) {
       ExitSlot* exits = all_exits + kExitSlots * exits_made++;
       if (k < n) uncount_from(eb, eb.getInt64(k)); // a side exit: the rest of the block did not run
       llvm::Value* total = eb.CreateAdd(done, eb.getInt64(k));
@@ -724,16 +764,42 @@ struct JitEngine::Impl {
       eb.CreateCondBr(
           eb.CreateICmpEQ(eb.CreateAnd(target, eb.getInt64(~0xfffull)), eb.getInt64(req.key.va & ~0xfffull)),
           same, other);
+      // The jump cache after both slots missed: `page` is the physical page the target must be on.
+      auto probe_jump_cache = [&](llvm::Value* page, llvm::Value* mapped) {
+        llvm::Value* index = eb.CreateAnd(eb.CreateXor(eb.CreateLShr(target, 2), eb.CreateLShr(target, 14)),
+                                          eb.getInt64(kJumpCacheSize - 1));
+        llvm::Value* entry = eb.CreateGEP(i8, host_ptr(eb, jump_cache.get()),
+                                          eb.CreateMul(index, eb.getInt64(sizeof(JumpEntry))));
+        auto member = [&](size_t offset) {
+          return eb.CreateLoad(i64, eb.CreateConstInBoundsGEP1_64(i8, entry, offset));
+        };
+        llvm::Value* ok =
+            eb.CreateAnd(eb.CreateICmpEQ(member(offsetof(JumpEntry, tag)), eb.CreateOr(target, req.key.el)),
+                         eb.CreateICmpEQ(member(offsetof(JumpEntry, gen)), gen));
+        ok = eb.CreateAnd(ok, eb.CreateICmpEQ(member(offsetof(JumpEntry, pa_page)), page));
+        if (mapped) ok = eb.CreateAnd(ok, mapped);
+        auto* go = llvm::BasicBlock::Create(*ctx, "jump_cached", f);
+        auto* miss = llvm::BasicBlock::Create(*ctx, "miss", f);
+        eb.CreateCondBr(ok, go, miss);
+        llvm::IRBuilder<> jb(go);
+        llvm::Value* fn =
+            jb.CreateLoad(jb.getPtrTy(), jb.CreateConstInBoundsGEP1_64(i8, entry, offsetof(JumpEntry, fn)));
+        llvm::CallInst* call = jb.CreateCall(ft, fn, {state, attention, left, total});
+        call->setTailCallKind(llvm::CallInst::TCK_MustTail);
+        jb.CreateRet(call);
+        eb.SetInsertPoint(miss);
+      };
       eb.SetInsertPoint(same);
       for (unsigned j = 0; j < kExitSlots; ++j) {
         auto* miss = llvm::BasicBlock::Create(*ctx, "miss", f);
         eb.CreateCondBr(hit[j], jump[j], miss);
         eb.SetInsertPoint(miss);
       }
+      if (indirect) probe_jump_cache(eb.getInt64(req.key.pa & ~0xfffull), nullptr);
       eb.CreateBr(out);
       eb.SetInsertPoint(other);
       llvm::Value* index = eb.CreateAnd(eb.CreateLShr(target, 12), eb.getInt64(Core::kTlbSize - 1));
-      const size_t bank = off.tlb + req.key.el * sizeof(Core::TlbEntry) * Core::kTlbSize;
+      const size_t bank = off.itlb + req.key.el * sizeof(Core::TlbEntry) * Core::kTlbSize;
       llvm::Value* entry =
           eb.CreateGEP(i8, at_offset(eb, bank), eb.CreateMul(index, eb.getInt64(sizeof(Core::TlbEntry))));
       llvm::Value* fetch =
@@ -748,6 +814,7 @@ struct JitEngine::Impl {
             jump[j], miss);
         eb.SetInsertPoint(miss);
       }
+      if (indirect) probe_jump_cache(epa, mapped);
       eb.CreateBr(out);
       eb.SetInsertPoint(out);
       write_back(eb);
@@ -770,33 +837,27 @@ struct JitEngine::Impl {
       c.pc = pc;
       c.unsupported = false;
       // Where an exception raised by this instruction leaves the block: i instructions completed.
-      auto* fault = llvm::BasicBlock::Create(*ctx, "fault", f);
-      {
+      c.fault_bb = nullptr;
+      c.make_fault_bb = [&, pc, i] {
+        auto* fault = llvm::BasicBlock::Create(*ctx, "fault", f);
         llvm::IRBuilder<> fb(fault);
         store64(fb, npc, fb.getInt64(pc + 4));
         uncount_from(fb, fb.getInt64(i));
         fb.CreateRet(fb.CreateOr(fb.CreateAdd(done, fb.getInt64(i)), fb.getInt64(kFaulted)));
-      }
-      c.fault_bb = fault;
+        return fault;
+      };
       // Exceptions are raised, and the clock and devices read, by helpers only: the fast paths of inlined
-      // loads and stores need neither.
-      // Core::retired_exact (the virtual clock) reads block_retired_.
-      // Only a helper call can change the attention flags: `called` records whether this instruction made
-      // one.
-      llvm::AllocaInst* called = nullptr;
-      if (info.may_fault && i + 1 < n) {
-        called = c.local(b.getInt1Ty());
-        b.CreateStore(b.getFalse(), called);
-      }
+      // loads and stores need neither. Core::retired_exact (the virtual clock) reads block_done_.
+      // Only a helper call can change the attention flags, so they are checked after instructions that
+      // emitted one (on any path: a test of the flags costs what a test of "was the slow path taken" would).
+      bool called = false;
       c.before_call = nullptr;
       if (precise)
-        c.before_call = [&, pc, insn, i, called] {
-          if (called) b.CreateStore(b.getTrue(), called);
+        c.before_call = [&, pc, insn, i] {
+          called = true;
           store64(b, pc_off, b.getInt64(pc));
           b.CreateStore(b.getInt32(insn), at_offset(b, off.cur_insn));
-          store64(
-              b, off.block_retired,
-              b.CreateAdd(b.CreateLoad(i64, at_offset(b, off.retired)), b.CreateAdd(done, b.getInt64(i))));
+          store64(b, off.block_done, b.CreateAdd(done, b.getInt64(i)));
         };
       if (sp_check) {
         // SCTLR_EL1.SA/SA0 for the current EL, cached in the core: an unaligned SP base faults first.
@@ -811,7 +872,8 @@ struct JitEngine::Impl {
         b.SetInsertPoint(raise);
         c.call_helper(reinterpret_cast<void*>(&raise_sp_alignment), vplat::adljit::Ctx::Ret::Void, true, {},
                       false);
-        b.CreateBr(fault);
+        if (!c.fault_bb) c.fault_bb = c.make_fault_bb();
+        b.CreateBr(c.fault_bb);
         b.SetInsertPoint(cont);
       }
       if (unpriv)
@@ -836,24 +898,20 @@ struct JitEngine::Impl {
         b.CreateCondBr(b.CreateICmpNE(target, b.getInt64(pc + 4)), taken, stay);
         llvm::IRBuilder<> tb(taken);
         store64(tb, pc_off, target);
-        chain(tb, target, i + 1);
+        chain(tb, target, i + 1, false);
         b.SetInsertPoint(stay);
         continue;
       }
       if (branch) {
         llvm::Value* target = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, npc));
         store64(b, pc_off, target);
-        chain(b, target, i + 1);
+        chain(b, target, i + 1, std::string_view(info.cls) == "branch_reg");
         ended = true;
         break;
       }
-      if (called) {
+      if (called && i + 1 < n) {
         // A device access may have raised an interrupt, or a store overwritten translated code: return to
         // the run loop, which looks at the attention flags before the next instruction as it always does.
-        auto* check = llvm::BasicBlock::Create(*ctx, "check", f);
-        auto* skip = llvm::BasicBlock::Create(*ctx, "no_call", f);
-        b.CreateCondBr(b.CreateLoad(b.getInt1Ty(), called), check, skip);
-        b.SetInsertPoint(check);
         auto* ld = b.CreateLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.attention));
         ld->setAtomic(llvm::AtomicOrdering::Monotonic);
         ld->setAlignment(llvm::Align(4));
@@ -869,15 +927,13 @@ struct JitEngine::Impl {
           lb.CreateRet(lb.CreateAdd(done, lb.getInt64(i + 1)));
         }
         b.SetInsertPoint(cont);
-        b.CreateBr(skip);
-        b.SetInsertPoint(skip);
       }
     }
     if (!ended) {
       uint64_t end = req.key.va + 4ull * n;
       store64(b, pc_off, b.getInt64(end));
       store64(b, npc, b.getInt64(end));
-      chain(b, b.getInt64(end), n);
+      chain(b, b.getInt64(end), n, false);
     }
     {
       // Declined (at the first iteration or after jumping back to the start): what the loop wrote so far.
@@ -991,11 +1047,11 @@ struct JitEngine::Impl {
   }();
 
   // Asks for the second-tier translation of `b` (its start is mapped by the fetch TLB now). Synchronous
-  // engines install it before returning it; otherwise the request goes ahead of the first tier's queue and
-  // `b` keeps running until the result is installed. Returns the block to run now.
+  // engines install it before returning it; otherwise the request joins the second tier's queue and `b`
+  // keeps running until the result is installed. Returns the block to run now.
   Block* tier_up(Core& c, Block* b) {
     b->optimized = true; // asked once
-    const Core::TlbEntry& e = c.tlb_[b->key.el][(b->key.va >> 12) & (Core::kTlbSize - 1)];
+    const Core::TlbEntry& e = c.itlb_[b->key.el][(b->key.va >> 12) & (Core::kTlbSize - 1)];
     auto p = pages.find(b->key.pa & ~0xfffull);
     if (p == pages.end()) return b;
     Request r = form(c, b->key, e, kMaxBlockInsns);
@@ -1009,7 +1065,7 @@ struct JitEngine::Impl {
     }
     {
       std::lock_guard<std::mutex> l(m);
-      queue.push_back(std::move(r)); // popped next
+      queue_tier2.push_back(std::move(r));
     }
     cv.notify_one();
     return b;
@@ -1041,23 +1097,25 @@ struct JitEngine::Impl {
         return;
       }
       // What partially evaluated emitter output needs: allocas to registers, folding of what the constant
-      // fields left, one CFG cleanup, and removal of state stores that a later instruction overwrites.
-      // InstCombine (twice) takes more than half of the compile thread's time (boot + sha256sum in the
-      // guest: passes 7.7 s of 14.4 s CPU for ~4900 blocks; 3.1 s without it), but without it the guest's
-      // sha256sum ran ~17% slower (main-thread CPU 5.7 s vs 4.8 s, both runs side by side): kept.
-      // The second tier also forwards guest registers and flags from stores to later loads across the
-      // block's internal branches (memory fast/slow paths, side exits), which EarlyCSE leaves (GVN).
+      // fields left, CFG cleanup, and removal of state stores that a later instruction overwrites.
+      // The first tier runs no InstCombine: it took half of the pass time and barely shrank the IR (29.0 vs
+      // 30.6 IR instructions per guest instruction); code that stays hot is compiled again at the second
+      // tier. Guest script in one session (boot, 30k shell loop, sha256sum, gzip -6; s): with it 14.2, 9.4,
+      // 3.5, 34.5, without 13.6, 9.6, 4.0, 22.5: its compile time had kept hot code waiting in the
+      // interpreter. The second tier forwards guest registers and flags from stores to later loads across the
+      // block's internal branches (memory fast/slow paths, side exits), which EarlyCSE leaves (GVN), and runs
+      // InstCombine.
       fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
       fpm.addPass(llvm::EarlyCSEPass(full));
-      fpm.addPass(llvm::InstCombinePass());
+      if (full) fpm.addPass(llvm::InstCombinePass());
       fpm.addPass(llvm::SimplifyCFGPass());
       if (full)
         fpm.addPass(llvm::GVNPass());
       else
         fpm.addPass(llvm::EarlyCSEPass());
       fpm.addPass(llvm::DSEPass());
-      fpm.addPass(llvm::InstCombinePass());
-      fpm.addPass(llvm::SimplifyCFGPass()); // branches InstCombine decided (e.g. a same-page exit)
+      if (full) fpm.addPass(llvm::InstCombinePass());
+      fpm.addPass(llvm::SimplifyCFGPass()); // branches folding decided (e.g. a same-page exit)
     }
   };
 
@@ -1076,14 +1134,17 @@ struct JitEngine::Impl {
       std::vector<Request> batch;
       {
         std::unique_lock<std::mutex> l(m);
-        cv.wait(l, [&] { return stopping || !queue.empty(); });
+        cv.wait(l, [&] { return stopping || !queue.empty() || !queue_tier2.empty(); });
         if (stopping) return;
         // Newest first: with a backlog (a boot makes blocks hot faster than LLVM compiles them), the code
         // that became hot last is the code running now; older requests may belong to a phase already over.
-        while (!queue.empty() && batch.size() < kBatch &&
-               (batch.empty() || queue.back().optimized == batch.front().optimized)) {
-          batch.push_back(std::move(queue.back()));
-          queue.pop_back();
+        // A module holds blocks of one tier.
+        // Second-tier modules are small, so that first-tier requests made meanwhile do not wait long.
+        const bool tier2 = queue.empty();
+        std::deque<Request>& from = tier2 ? queue_tier2 : queue;
+        while (!from.empty() && batch.size() < (tier2 ? kBatchTier2 : kBatch)) {
+          batch.push_back(std::move(from.back()));
+          from.pop_back();
         }
       }
       std::vector<Result> done = compile(std::move(batch));
@@ -1093,6 +1154,7 @@ struct JitEngine::Impl {
     }
   }
   static constexpr size_t kBatch = 16; // blocks per module when requests queue up
+  static constexpr size_t kBatchTier2 = 2;
 
   // ---------------------------------------------------------------------------------- cache
 
@@ -1321,6 +1383,13 @@ JitEngine::~JitEngine() {
         impl_->time_opt.load() * 1e-9, impl_->time_codegen.load() * 1e-9,
         static_cast<unsigned long long>(impl_->stats_tier2), impl_->time_tier2.load() * 1e-9,
         thread_cpu_seconds());
+    const double guest = static_cast<double>(std::max<uint64_t>(1, impl_->guest_tier1.load()));
+    std::fprintf(
+        stderr,
+        "jit: first tier: %llu guest instructions, IR instructions per guest instruction %.1f before "
+        "passes, %.1f after\n",
+        static_cast<unsigned long long>(impl_->guest_tier1.load()), impl_->ir_tier1_before.load() / guest,
+        impl_->ir_tier1_after.load() / guest);
   }
 }
 
@@ -1337,11 +1406,12 @@ void JitEngine::add_core(Core& core) {
   im.off.cur_insn = static_cast<size_t>(reinterpret_cast<char*>(&core.cur_insn) - base);
   im.off.sp_check = static_cast<size_t>(reinterpret_cast<char*>(&core.sp_check_) - base);
   im.off.tlb = static_cast<size_t>(reinterpret_cast<char*>(&core.tlb_) - base);
+  im.off.itlb = static_cast<size_t>(reinterpret_cast<char*>(&core.itlb_) - base);
   im.off.align_mask = static_cast<size_t>(reinterpret_cast<char*>(&core.align_mask_) - base);
   im.off.monitors = static_cast<size_t>(reinterpret_cast<char*>(&core.monitors_active_) - base);
   im.off.block_runs = static_cast<size_t>(reinterpret_cast<char*>(&core.block_runs_) - base);
   im.off.retired = static_cast<size_t>(reinterpret_cast<char*>(&core.retired) - base);
-  im.off.block_retired = static_cast<size_t>(reinterpret_cast<char*>(&core.block_retired_) - base);
+  im.off.block_done = static_cast<size_t>(reinterpret_cast<char*>(&core.block_done_) - base);
   im.off.last_exit = static_cast<size_t>(reinterpret_cast<char*>(&core.last_exit_) - base);
   im.off.fp_trap = static_cast<size_t>(reinterpret_cast<char*>(&core.fp_trap_) - base);
   if (core.insn_counts) count_instructions();
@@ -1355,9 +1425,18 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
   const uint64_t pc = c.PC;
   if (pc & 3) return nullptr;
   const unsigned el = c.el_;
-  const Core::TlbEntry& e = c.tlb_[el][(pc >> 12) & (Core::kTlbSize - 1)];
-  if (e.fetch != (pc & ~0xfffull)) return nullptr; // the interpreter's fetch fills the TLB (or faults)
-  if (!e.host && c.config.system) return nullptr;  // code outside RAM is interpreted
+  const Core::TlbEntry* ep = &c.itlb_[el][(pc >> 12) & (Core::kTlbSize - 1)];
+  if (ep->fetch != (pc & ~0xfffull)) {
+    // After a TLB flush (every context switch) the first block of each page would otherwise be interpreted.
+    // A fault is left to the interpreter's fetch, which raises it.
+    Core::TlbEntry* filled = nullptr;
+    uint8_t fsc = 0;
+    if (!c.translate_fill(pc, Access::Fetch, el, filled, fsc) || filled->fetch != (pc & ~0xfffull))
+      return nullptr;
+    ep = filled;
+  }
+  const Core::TlbEntry& e = *ep;
+  if (!e.host && c.config.system) return nullptr; // code outside RAM is interpreted
   const uint64_t pa = e.pa | (pc & 0xfff);
   uint16_t& h = heat[heat_index(pc, el)];
   if (!(h & kHasBlock) && !sync) {
@@ -1399,6 +1478,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   Block* b = im.lookup(c, true);
   if (!b || !b->fn || (b->fp && c.fp_trap_)) return false;
   if (im.tier2_samples && !b->optimized && ++b->samples >= im.tier2_samples) b = im.tier_up(c, b);
+  im.remember_jump(*b);
   // Blocks follow one another while nothing the run loop checks between instructions has changed: the
   // attention flags are as they were (EL, DAIF, the power state and the FP trap cannot change inside blocks:
   // the instructions that change them are interpreted), and the budget covers the next block. A block's end
@@ -1424,6 +1504,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     b = im.lookup(c, !im.sync);
     if (!b || !b->fn || (b->fp && c.fp_trap_)) break;
     if (exits) im.link(exits, *b);
+    im.remember_jump(*b);
   }
   c.in_block_ = false;
   if (total == 0 && !faulted) return false;

@@ -24,8 +24,11 @@ public:
   llvm::IRBuilder<>& b;
   llvm::LLVMContext& ctx;
   llvm::Type *i8, *i64, *i128, *ptr;
-  llvm::Value* state;                   // pointer to the State struct
-  llvm::BasicBlock* fault_bb = nullptr; // set by the caller: where a raised guest exception goes
+  llvm::Value* state; // pointer to the State struct
+  // Set by the caller: where a raised guest exception goes. Made on first use (most instructions never need
+  // it, and every basic block costs compile time) by `make_fault_bb` when fault_bb is null.
+  llvm::BasicBlock* fault_bb = nullptr;
+  std::function<llvm::BasicBlock*()> make_fault_bb;
   // Set by the caller: the address of the instruction being emitted. Reads of the PC state variable fold
   // to it; NPC is written normally.
   uint64_t pc = 0;

@@ -200,6 +200,32 @@ TEST(Jit, DeviceInterruptTakenRightAfterTheStore) {
   }
 }
 
+// Translated code keyed by virtual and physical address: when a VA page is remapped, branches into it reach
+// the code now mapped there, also indirect ones to the jumping block's own page (whose targets a block finds
+// in a table shared by all blocks, not only in its own exit slots).
+TEST(Jit, IndirectBranchesReachTheCodeMappedNow) {
+  for (Engine e : {Engine::Interp, Engine::Jit}) {
+    SCOPED_TRACE(engine_name(e));
+    Machine m(e);
+    auto w64 = [&](uint64_t pa, uint64_t v) { std::memcpy(&m.mem.ram[pa], &v, 8); };
+    constexpr uint64_t kTable = 3, kBlock = 1, kAF = 1u << 10;
+    w64(0x100000, 0x101000 | kTable);       // L1[0]: VA 0..1 GiB
+    w64(0x100008, 0x103000 | kTable);       // L1[1]: VA 1..2 GiB
+    w64(0x101000, 0x000000 | kBlock | kAF); // L2[0], L2[1]: VA 0..4 MiB identity (program, tables, log)
+    w64(0x101008, 0x200000 | kBlock | kAF);
+    w64(0x103000, 0x104000 | kTable); // VA 0x4000_0000: L3 at 0x104000, [0] written by the program
+    m.start("jit_remap");
+    RunResult r = m.core.run(10'000'000);
+    ASSERT_EQ(r.exit, Exit::Off);
+    EXPECT_EQ(m.records(), 0u);
+    EXPECT_EQ(m.core.X[2], 4096u);
+    EXPECT_EQ(m.core.X[3], 2048u * 30 + 4096u * 3 / 2);
+    if (e == Engine::Jit) {
+      EXPECT_GT(m.core.jit()->stats().insns_in_blocks, 4096u * 8); // the caller and the functions
+    }
+  }
+}
+
 TEST(Jit, SameRetiredInstructionsInEveryEngine) {
   uint64_t total_interp = 0, total = 0;
   std::vector<Step> want = trace(Engine::Interp, total_interp);
