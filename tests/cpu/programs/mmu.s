@@ -1,17 +1,7 @@
   .include "common.inc"
 main:
   setup
-  mov x0, #0xff
-  msr mair_el1, x0
-  ldr x0, =0x200800019          // T0SZ 25, EPD1, IPS 40 bits
-  msr tcr_el1, x0
-  ldr x0, =0x100000
-  msr ttbr0_el1, x0
-  isb
-  mrs x0, sctlr_el1
-  orr x0, x0, #1
-  msr sctlr_el1, x0
-  isb
+  enable_mmu
   movz x1, #0x4000, lsl #16
   ldr x2, [x1]
   str x2, [x1, #8]
