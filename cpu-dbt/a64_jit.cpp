@@ -391,7 +391,15 @@ struct JitEngine::Impl {
   };
   static constexpr size_t kJumpCacheSize = 4096;
   const std::unique_ptr<JumpEntry[]> jump_cache{new JumpEntry[kJumpCacheSize]};
-  static uint64_t jump_index(uint64_t va) { return ((va >> 2) ^ (va >> 14)) & (kJumpCacheSize - 1); }
+  // The entry for `va`; translated code computes the same with jump_index_ir.
+  static constexpr unsigned kJumpLowShift = 2, kJumpHighShift = 14;
+  static uint64_t jump_index(uint64_t va) {
+    return ((va >> kJumpLowShift) ^ (va >> kJumpHighShift)) & (kJumpCacheSize - 1);
+  }
+  static llvm::Value* jump_index_ir(llvm::IRBuilder<>& b, llvm::Value* va) {
+    return b.CreateAnd(b.CreateXor(b.CreateLShr(va, kJumpLowShift), b.CreateLShr(va, kJumpHighShift)),
+                       b.getInt64(kJumpCacheSize - 1));
+  }
   void remember_jump(const Block& n) {
     JumpEntry& e = jump_cache[jump_index(n.key.va)];
     e.tag = n.key.va | n.key.el;
@@ -766,10 +774,9 @@ struct JitEngine::Impl {
           same, other);
       // The jump cache after both slots missed: `page` is the physical page the target must be on.
       auto probe_jump_cache = [&](llvm::Value* page, llvm::Value* mapped) {
-        llvm::Value* index = eb.CreateAnd(eb.CreateXor(eb.CreateLShr(target, 2), eb.CreateLShr(target, 14)),
-                                          eb.getInt64(kJumpCacheSize - 1));
-        llvm::Value* entry = eb.CreateGEP(i8, host_ptr(eb, jump_cache.get()),
-                                          eb.CreateMul(index, eb.getInt64(sizeof(JumpEntry))));
+        llvm::Value* entry =
+            eb.CreateGEP(i8, host_ptr(eb, jump_cache.get()),
+                         eb.CreateMul(jump_index_ir(eb, target), eb.getInt64(sizeof(JumpEntry))));
         auto member = [&](size_t offset) {
           return eb.CreateLoad(i64, eb.CreateConstInBoundsGEP1_64(i8, entry, offset));
         };
@@ -872,8 +879,7 @@ struct JitEngine::Impl {
         b.SetInsertPoint(raise);
         c.call_helper(reinterpret_cast<void*>(&raise_sp_alignment), vplat::adljit::Ctx::Ret::Void, true, {},
                       false);
-        if (!c.fault_bb) c.fault_bb = c.make_fault_bb();
-        b.CreateBr(c.fault_bb);
+        b.CreateBr(c.fault_block());
         b.SetInsertPoint(cont);
       }
       if (unpriv)

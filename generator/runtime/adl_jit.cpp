@@ -251,8 +251,7 @@ Value* Ctx::call_helper_direct(void* fn_addr, Ret ret, bool with_state, const st
 void Ctx::check_fault() {
   Value* exc = b.CreateLoad(i8, b.CreateConstInBoundsGEP1_64(i8, state, fault_flag_offset));
   auto* cont = llvm::BasicBlock::Create(ctx, "ok", fn());
-  if (!fault_bb) fault_bb = make_fault_bb();
-  b.CreateCondBr(b.CreateICmpNE(exc, llvm::ConstantInt::get(i8, 0)), fault_bb, cont);
+  b.CreateCondBr(b.CreateICmpNE(exc, llvm::ConstantInt::get(i8, 0)), fault_block(), cont);
   b.SetInsertPoint(cont);
 }
 

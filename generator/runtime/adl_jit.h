@@ -29,6 +29,7 @@ public:
   // it, and every basic block costs compile time) by `make_fault_bb` when fault_bb is null.
   llvm::BasicBlock* fault_bb = nullptr;
   std::function<llvm::BasicBlock*()> make_fault_bb;
+  llvm::BasicBlock* fault_block() { return fault_bb ? fault_bb : fault_bb = make_fault_bb(); }
   // Set by the caller: the address of the instruction being emitted. Reads of the PC state variable fold
   // to it; NPC is written normally.
   uint64_t pc = 0;
