@@ -200,10 +200,17 @@ struct KeyHash {
   size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.va * 31 + k.pa * 7 + k.el); }
 };
 
-// `limit` (>= 1): the most instructions the call may retire (the run loop's budget left); `done`: the
-// instructions the chain of blocks this call continues retired before it. Returns `done` plus what this block
-// and the blocks it jumped to retired, with kFaulted set when the next instruction raised an exception.
-using BlockFn = uint64_t (*)(g::State* s, uint32_t attention, uint64_t limit, uint64_t done);
+// A translated block: uint64_t (State* s, uint32_t attention, uint64_t limit, uint64_t done) in LLVM's GHC
+// calling convention, which has no callee-saved registers: blocks jump to one another (tail calls), and in
+// the C convention each jump popped and the next block pushed six registers again. C++ enters a chain
+// through EnterFn, which saves them once. `limit` (>= 1): the most instructions the call may retire (the run
+// loop's budget left); `done`: the instructions the chain of blocks this call continues retired before it.
+// Returns `done` plus what this block and the blocks it jumped to retired, with kFaulted set when the next
+// instruction raised an exception.
+struct BlockCode;
+using BlockFn = const BlockCode*;
+using EnterFn = uint64_t (*)(BlockFn fn, g::State* s, uint32_t attention, uint64_t limit, uint64_t done);
+constexpr auto kBlockCallingConv = llvm::CallingConv::GHC;
 constexpr uint64_t kFaulted = 1ull << 63;
 
 // Where a block's end jumps next without returning to the run loop: the block found at `va` the last times
@@ -247,7 +254,8 @@ struct Block {
   // Tiers: how often the run loop started a chain here (a sample of where time goes: chains restart at
   // each quantum), and whether this is the optimised translation already (or one is being made).
   uint32_t samples = 0;
-  bool optimized = false;
+  bool optimized = false;   // the second-tier translation was asked for
+  bool second_tier = false; // this is it
   // --cpu-stats: the slot of the run counter the code bumps on entry, and the instruction ids it runs.
   uint32_t count_slot = kNoSlot;
   std::vector<uint16_t> ids;
@@ -259,6 +267,7 @@ struct Request {
   uint64_t epoch = 0, page_gen = 0;
   uint32_t count_slot = kNoSlot; // counting: chosen when the request is made (the compiler thread reads it)
   bool optimized = false;        // the second tier: a block that ran hot, compiled with full optimisation
+  uint64_t hot_ms = 0;           // when the block was last seen hot (steady clock, ms)
 };
 
 struct Result {
@@ -418,7 +427,10 @@ struct JitEngine::Impl {
   // (several times faster), a second-tier one only improves a translation. With one queue, the second tier's
   // compiles (tens of milliseconds each) kept code that had just become hot waiting in the interpreter:
   // during bzip2 in the guest, ~0.9 G of its instructions were interpreted while their blocks were queued.
-  std::deque<Request> queue, queue_tier2;
+  // Within a tier, the block seen hot most recently goes first, and requests not seen hot for
+  // max_wait_ms are dropped unmade (see work()).
+  std::vector<Request> queue, queue_tier2;
+  std::unordered_map<Key, uint64_t, KeyHash> hot_again; // queued keys seen hot again since, and when
   std::vector<Result> results;
   std::atomic<bool> results_ready{false};
   bool stopping = false;
@@ -430,6 +442,11 @@ struct JitEngine::Impl {
   const bool state_cache = [] { // VPLAT_JIT_STATE_CACHE=0: the second tier keeps the state in memory
     const char* v = std::getenv("VPLAT_JIT_STATE_CACHE");
     return !v || *v != '0';
+  }();
+  // VPLAT_JIT_LOG=1: one line per block as the compile thread takes it (for tuning).
+  const bool compile_log = [] {
+    const char* v = std::getenv("VPLAT_JIT_LOG");
+    return v && *v == '1';
   }();
   std::FILE* perf_map = [] {
     const char* v = std::getenv("VPLAT_JIT_PERF_MAP");
@@ -463,6 +480,36 @@ struct JitEngine::Impl {
     return std::move(*j);
   }
 
+  // The C entry into translated code (see BlockFn).
+  static EnterFn make_enter(llvm::orc::LLJIT& j) {
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto mod = std::make_unique<llvm::Module>("enter", *ctx);
+    mod->setDataLayout(j.getDataLayout());
+    llvm::IRBuilder<> b(*ctx);
+    auto* block_type = llvm::FunctionType::get(
+        b.getInt64Ty(), {b.getPtrTy(), b.getInt32Ty(), b.getInt64Ty(), b.getInt64Ty()}, false);
+    auto* ft = llvm::FunctionType::get(
+        b.getInt64Ty(), {b.getPtrTy(), b.getPtrTy(), b.getInt32Ty(), b.getInt64Ty(), b.getInt64Ty()}, false);
+    auto* f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, "vplat_enter", mod.get());
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", f));
+    llvm::CallInst* call =
+        b.CreateCall(block_type, f->getArg(0), {f->getArg(1), f->getArg(2), f->getArg(3), f->getArg(4)});
+    call->setCallingConv(kBlockCallingConv);
+    b.CreateRet(call);
+    if (auto err = j.addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
+      std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(std::move(err)).c_str());
+      std::abort();
+    }
+    auto sym = j.lookup("vplat_enter");
+    if (!sym) {
+      std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(sym.takeError()).c_str());
+      std::abort();
+    }
+    return llvm::jitTargetAddressToPointer<EnterFn>(sym->getValue());
+  }
+  EnterFn enter = nullptr;
+
   explicit Impl(bool synchronous) : sync(synchronous) {
     static std::once_flag init;
     std::call_once(init, [] {
@@ -491,6 +538,7 @@ struct JitEngine::Impl {
       level = static_cast<llvm::CodeGenOpt::Level>(v[0] - '0');
     jit = make_jit(level);
     jit_opt = make_jit(llvm::CodeGenOpt::Default);
+    enter = make_enter(*jit);
     if (!sync) worker = std::thread([this] { work(); });
   }
 
@@ -620,6 +668,7 @@ struct JitEngine::Impl {
     auto* i32 = b.getInt32Ty();
     auto* ft = llvm::FunctionType::get(i64, {b.getPtrTy(), i32, i64, i64}, false);
     auto* f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, &module);
+    f->setCallingConv(kBlockCallingConv);
     f->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::Value* state = f->getArg(0);
     llvm::Value* attention = f->getArg(1);
@@ -685,13 +734,32 @@ struct JitEngine::Impl {
       write_backs.push_back(wb);
       eb.SetInsertPoint(cont);
     };
-    if (c.state_cache_enabled())
+    // The memory helpers read and write none of the cached state: the cache reaches the state on their
+    // fault path only (their slow paths are many, and a write-back of the whole cache in each made most of
+    // the second tier's IR in load/store-heavy blocks).
+    auto memory_helper = [](void* fn) {
+      return fn == reinterpret_cast<void*>(&g::mem_read) || fn == reinterpret_cast<void*>(&g::mem_write);
+    };
+    llvm::BasicBlock* memory_fault = nullptr; // of the current instruction: write-back, then its fault exit
+    if (c.state_cache_enabled()) {
       c.around_call = [&](void* fn, bool after) {
+        if (memory_helper(fn)) return;
         if (!after)
           write_back(b);
-        else if (fn != reinterpret_cast<void*>(&g::mem_read) && fn != reinterpret_cast<void*>(&g::mem_write))
+        else
           c.reload(b); // no variable is made after the first call (Ctx::cached), so this list is complete
       };
+      c.fault_exit_for = [&](void* fn) -> llvm::BasicBlock* {
+        if (!memory_helper(fn)) return nullptr;
+        if (!memory_fault) {
+          memory_fault = llvm::BasicBlock::Create(*ctx, "memory_fault", f);
+          llvm::IRBuilder<> mb(memory_fault);
+          write_back(mb);
+          mb.CreateBr(c.fault_block());
+        }
+        return memory_fault;
+      };
+    }
     unsigned access_el = req.key.el; // EL whose TLB data accesses use (0 for LDTR/STTR)
     c.inline_call = [&](void* fn, const std::vector<llvm::Value*>& args, llvm::Value*& result) {
       return inline_memory(c, fn, args, access_el, result);
@@ -729,7 +797,11 @@ struct JitEngine::Impl {
     // between blocks) and the fetch TLB maps `target` to that block's page; else return to the run loop,
     // telling it which slots to fill.
     unsigned exits_made = 0;
-    auto chain = [&](llvm::IRBuilder<>& eb, llvm::Value* target, unsigned k, bool indirect) {
+    // `targets`: what the exit's target may be (one constant, either way of a conditional branch, or
+    // anything: an indirect branch).
+    enum class Targets { One, Two, Any };
+    auto chain = [&](llvm::IRBuilder<>& eb, llvm::Value* target, unsigned k, Targets targets) {
+      const bool indirect = targets == Targets::Any;
       ExitSlot* exits = all_exits + kExitSlots * exits_made++;
       if (k < n) uncount_from(eb, eb.getInt64(k)); // a side exit: the rest of the block did not run
       llvm::Value* total = eb.CreateAdd(done, eb.getInt64(k));
@@ -752,15 +824,20 @@ struct JitEngine::Impl {
       write_back(eb);
       llvm::Value* gen = eb.CreateLoad(i64, host_ptr(eb, &cache_gen));
       auto field = [&](const void* p) { return eb.CreateLoad(i64, host_ptr(eb, p)); };
+      // An exit with one target only ever links it, into the first slot (link()): a current generation says
+      // the slot holds it.
+      const bool direct = targets == Targets::One;
+      const unsigned slots = direct ? 1 : kExitSlots;
       std::array<llvm::Value*, kExitSlots> hit{};
       std::array<llvm::BasicBlock*, kExitSlots> jump{};
-      for (unsigned j = 0; j < kExitSlots; ++j) {
-        hit[j] = eb.CreateAnd(eb.CreateICmpEQ(field(&exits[j].va), target),
-                              eb.CreateICmpEQ(field(&exits[j].gen), gen));
+      for (unsigned j = 0; j < slots; ++j) {
+        hit[j] = eb.CreateICmpEQ(field(&exits[j].gen), gen);
+        if (!direct) hit[j] = eb.CreateAnd(eb.CreateICmpEQ(field(&exits[j].va), target), hit[j]);
         jump[j] = llvm::BasicBlock::Create(*ctx, "jump", f);
         llvm::IRBuilder<> jb(jump[j]);
         llvm::Value* fn = jb.CreateLoad(jb.getPtrTy(), host_ptr(jb, &exits[j].fn));
         llvm::CallInst* call = jb.CreateCall(ft, fn, {state, attention, left, total});
+        call->setCallingConv(kBlockCallingConv);
         call->setTailCallKind(llvm::CallInst::TCK_MustTail);
         jb.CreateRet(call);
       }
@@ -792,12 +869,13 @@ struct JitEngine::Impl {
         llvm::Value* fn =
             jb.CreateLoad(jb.getPtrTy(), jb.CreateConstInBoundsGEP1_64(i8, entry, offsetof(JumpEntry, fn)));
         llvm::CallInst* call = jb.CreateCall(ft, fn, {state, attention, left, total});
+        call->setCallingConv(kBlockCallingConv);
         call->setTailCallKind(llvm::CallInst::TCK_MustTail);
         jb.CreateRet(call);
         eb.SetInsertPoint(miss);
       };
       eb.SetInsertPoint(same);
-      for (unsigned j = 0; j < kExitSlots; ++j) {
+      for (unsigned j = 0; j < slots; ++j) {
         auto* miss = llvm::BasicBlock::Create(*ctx, "miss", f);
         eb.CreateCondBr(hit[j], jump[j], miss);
         eb.SetInsertPoint(miss);
@@ -814,7 +892,7 @@ struct JitEngine::Impl {
       llvm::Value* epa =
           eb.CreateLoad(i64, eb.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, pa)));
       llvm::Value* mapped = eb.CreateICmpEQ(fetch, eb.CreateAnd(target, eb.getInt64(~0xfffull)));
-      for (unsigned j = 0; j < kExitSlots; ++j) {
+      for (unsigned j = 0; j < slots; ++j) {
         auto* miss = llvm::BasicBlock::Create(*ctx, "miss", f);
         eb.CreateCondBr(
             eb.CreateAnd(eb.CreateAnd(hit[j], mapped), eb.CreateICmpEQ(field(&exits[j].pa_page), epa)),
@@ -845,6 +923,7 @@ struct JitEngine::Impl {
       c.unsupported = false;
       // Where an exception raised by this instruction leaves the block: i instructions completed.
       c.fault_bb = nullptr;
+      memory_fault = nullptr;
       c.make_fault_bb = [&, pc, i] {
         auto* fault = llvm::BasicBlock::Create(*ctx, "fault", f);
         llvm::IRBuilder<> fb(fault);
@@ -904,14 +983,17 @@ struct JitEngine::Impl {
         b.CreateCondBr(b.CreateICmpNE(target, b.getInt64(pc + 4)), taken, stay);
         llvm::IRBuilder<> tb(taken);
         store64(tb, pc_off, target);
-        chain(tb, target, i + 1, false);
+        chain(tb, target, i + 1, Targets::One);
         b.SetInsertPoint(stay);
         continue;
       }
       if (branch) {
         llvm::Value* target = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, npc));
         store64(b, pc_off, target);
-        chain(b, target, i + 1, std::string_view(info.cls) == "branch_reg");
+        chain(b, target, i + 1,
+              std::string_view(info.cls) == "branch_imm" ? Targets::One
+              : is_conditional_branch(id)                ? Targets::Two
+                                                         : Targets::Any);
         ended = true;
         break;
       }
@@ -939,7 +1021,7 @@ struct JitEngine::Impl {
       uint64_t end = req.key.va + 4ull * n;
       store64(b, pc_off, b.getInt64(end));
       store64(b, npc, b.getInt64(end));
-      chain(b, b.getInt64(end), n, false);
+      chain(b, b.getInt64(end), n, Targets::One);
     }
     {
       // Declined (at the first iteration or after jumping back to the start): what the loop wrote so far.
@@ -1041,6 +1123,24 @@ struct JitEngine::Impl {
     if (c.group) *c.monitors_active_ = true;
   }
 
+  static uint64_t now_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1000000;
+  }
+  // VPLAT_JIT_MAX_WAIT=ms (1..600000): how long a queued request waits without being seen hot again.
+  const uint64_t max_wait_ms = [] {
+    const char* v = std::getenv("VPLAT_JIT_MAX_WAIT");
+    unsigned long n = v ? std::strtoul(v, nullptr, 10) : 0;
+    return n >= 1 && n <= 600000 ? static_cast<uint64_t>(n) : JitEngine::kMaxWaitMs;
+  }();
+  // A queued block reached its tier's threshold again: it keeps its place at the front.
+  void still_hot(const Key& key) {
+    const uint64_t t = now_ms();
+    std::lock_guard<std::mutex> l(m);
+    hot_again[key] = t;
+  }
+
   std::atomic<uint64_t> name_counter{0};
   std::atomic<uint64_t> stats_fallback{0};
   uint64_t stats_tier2 = 0;
@@ -1063,6 +1163,7 @@ struct JitEngine::Impl {
     Request r = form(c, b->key, e, kMaxBlockInsns);
     if (r.words.empty()) return b;
     r.optimized = true;
+    r.hot_ms = now_ms();
     r.page_gen = p->second.gen;
     pending.insert(r.key);
     if (sync) {
@@ -1138,25 +1239,58 @@ struct JitEngine::Impl {
   void work() {
     for (;;) {
       std::vector<Request> batch;
+      std::vector<Result> dropped;
       {
         std::unique_lock<std::mutex> l(m);
         cv.wait(l, [&] { return stopping || !queue.empty() || !queue_tier2.empty(); });
         if (stopping) return;
-        // Newest first: with a backlog (a boot makes blocks hot faster than LLVM compiles them), the code
-        // that became hot last is the code running now; older requests may belong to a phase already over.
-        // A module holds blocks of one tier.
-        // Second-tier modules are small, so that first-tier requests made meanwhile do not wait long.
-        const bool tier2 = queue.empty();
-        std::deque<Request>& from = tier2 ? queue_tier2 : queue;
-        while (!from.empty() && batch.size() < (tier2 ? kBatchTier2 : kBatch)) {
-          batch.push_back(std::move(from.back()));
-          from.pop_back();
+        // A boot makes blocks hot faster than LLVM compiles them. The code seen hot last is the code
+        // running now; a request not seen hot for a while belongs to a phase that is over, and compiling it
+        // would keep the current phase waiting (with one queue in arrival order, a boot's backlog of
+        // ~1300 first-tier and ~2500 second-tier requests lasted well into the workloads after it, and
+        // the workloads' own hot loops never reached the second tier). Dropped requests come back once
+        // their blocks are hot again.
+        const uint64_t now = now_ms();
+        auto last_hot = [&](const Request& r) {
+          auto it = hot_again.find(r.key);
+          return it == hot_again.end() ? r.hot_ms : std::max(r.hot_ms, it->second);
+        };
+        for (std::vector<Request>* q : {&queue, &queue_tier2}) {
+          auto stale = std::stable_partition(
+              q->begin(), q->end(), [&](const Request& r) { return last_hot(r) + max_wait_ms >= now; });
+          for (auto it = stale; it != q->end(); ++it) {
+            hot_again.erase(it->key);
+            Result gone;
+            gone.req = std::move(*it);
+            dropped.push_back(std::move(gone));
+          }
+          q->erase(stale, q->end());
         }
+        // A module holds blocks of one tier. Second-tier modules are small, so that first-tier requests
+        // made meanwhile do not wait long.
+        const bool tier2 = queue.empty();
+        std::vector<Request>& from = tier2 ? queue_tier2 : queue;
+        const size_t take = std::min(from.size(), tier2 ? kBatchTier2 : kBatch);
+        std::partial_sort(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(take), from.end(),
+                          [&](const Request& a, const Request& b) { return last_hot(a) > last_hot(b); });
+        for (size_t i = 0; i < take; ++i) {
+          hot_again.erase(from[i].key);
+          batch.push_back(std::move(from[i]));
+        }
+        from.erase(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(take));
+        if (compile_log)
+          for (const Request& r : batch)
+            std::fprintf(
+                stderr, "jit-log: %llu.%03llu tier%d %llx el%u %zu insns, queued %zu + %zu, dropped %zu\n",
+                static_cast<unsigned long long>(now / 1000), static_cast<unsigned long long>(now % 1000),
+                r.optimized ? 2 : 1, static_cast<unsigned long long>(r.key.va), r.key.el, r.words.size(),
+                queue.size(), queue_tier2.size(), dropped.size());
       }
-      std::vector<Result> done = compile(std::move(batch));
+      std::vector<Result> done = batch.empty() ? std::vector<Result>() : compile(std::move(batch));
       std::lock_guard<std::mutex> l(m);
       for (auto& r : done) results.push_back(std::move(r));
-      results_ready.store(true, std::memory_order_release);
+      for (auto& r : dropped) results.push_back(std::move(r));
+      if (!results.empty()) results_ready.store(true, std::memory_order_release);
     }
   }
   static constexpr size_t kBatch = 16; // blocks per module when requests queue up
@@ -1209,6 +1343,15 @@ struct JitEngine::Impl {
   Block* install(Result&& res) {
     const Key& k = res.req.key;
     pending.erase(k);
+    if (!res.fn) { // dropped unmade: the block may be asked for again
+      if (res.req.count_slot != kNoSlot) free_slots.push_back(res.req.count_slot);
+      if (auto it = blocks.find(k); res.req.optimized && it != blocks.end() && !it->second->second_tier) {
+        it->second->optimized = false;
+        it->second->samples = 0;
+      }
+      ++stats.requests_dropped;
+      return nullptr;
+    }
     uint64_t page = k.pa & ~0xfffull;
     auto p = pages.find(page);
     if (res.req.epoch != epoch || p == pages.end() || p->second.gen != res.req.page_gen) {
@@ -1222,7 +1365,7 @@ struct JitEngine::Impl {
     for (uint32_t w : res.req.words)
       if (insn_flags(g::decode(w)) & kFlagFp) blk->fp = true;
     blk->fn = res.fn;
-    blk->optimized = res.req.optimized;
+    blk->optimized = blk->second_tier = res.req.optimized;
     if (res.req.optimized) ++stats_tier2;
     blk->code = std::move(res.code);
     blk->count_slot = res.req.count_slot;
@@ -1314,6 +1457,7 @@ struct JitEngine::Impl {
     if (auto g = page_gens.find(page); g != page_gens.end() && p.gen < g->second) p.gen = g->second;
     p.keys.push_back(key);
     r.page_gen = p.gen;
+    r.hot_ms = now ? 0 : now_ms();
     pending.insert(key);
     if (now) {
       Block* b = install(compile(std::move(r)));
@@ -1335,6 +1479,7 @@ struct JitEngine::Impl {
       Request nr = form(c, next, e, kMaxBlockInsns);
       if (nr.words.empty()) break;
       nr.page_gen = p.gen;
+      nr.hot_ms = prev.hot_ms;
       p.keys.push_back(next);
       pending.insert(next);
       batch.push_back(std::move(nr));
@@ -1375,12 +1520,15 @@ JitEngine::~JitEngine() {
     std::fprintf(
         stderr,
         "jit: %llu blocks compiled, %llu block runs, %llu instructions in blocks, %llu page invalidations, "
-        "%llu flushes, %llu interpreter calls compiled into blocks, %llu instructions interpreted\n",
+        "%llu flushes, %llu interpreter calls compiled into blocks, %llu instructions interpreted, %llu "
+        "requests "
+        "dropped\n",
         static_cast<unsigned long long>(s.blocks_compiled), static_cast<unsigned long long>(s.blocks_run),
         static_cast<unsigned long long>(s.insns_in_blocks),
         static_cast<unsigned long long>(s.invalidated_pages), static_cast<unsigned long long>(s.flushes),
         static_cast<unsigned long long>(s.fallback_insns),
-        static_cast<unsigned long long>(s.insns_interpreted));
+        static_cast<unsigned long long>(s.insns_interpreted),
+        static_cast<unsigned long long>(s.requests_dropped));
     std::fprintf(
         stderr,
         "jit: %llu modules; compile thread CPU time: IR %.2f s, passes %.2f s, code generation %.2f s "
@@ -1449,7 +1597,10 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
     if (count && (++h & kHeatCount) >= hot_threshold) {
       h &= kHasBlock;
       const Key key{pc, pa, el};
-      if (!pending.count(key)) submit(c, key, e, kMaxBlockInsns, false, nullptr);
+      if (!pending.count(key))
+        submit(c, key, e, kMaxBlockInsns, false, nullptr);
+      else
+        still_hot(key);
     }
     return nullptr;
   }
@@ -1468,7 +1619,10 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
   }
   if ((++h & kHeatCount) >= hot_threshold) {
     h &= kHasBlock;
-    if (!pending.count(key)) submit(c, key, e, kMaxBlockInsns, false, nullptr);
+    if (!pending.count(key))
+      submit(c, key, e, kMaxBlockInsns, false, nullptr);
+    else
+      still_hot(key);
   }
   return nullptr;
 }
@@ -1483,7 +1637,13 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   if (c.il_) return false;
   Block* b = im.lookup(c, true);
   if (!b || !b->fn || (b->fp && c.fp_trap_)) return false;
-  if (im.tier2_samples && !b->optimized && ++b->samples >= im.tier2_samples) b = im.tier_up(c, b);
+  if (im.tier2_samples && !b->second_tier && ++b->samples >= im.tier2_samples) {
+    b->samples = 0;
+    if (b->optimized)
+      im.still_hot(b->key); // asked for already
+    else
+      b = im.tier_up(c, b);
+  }
   im.remember_jump(*b);
   // Blocks follow one another while nothing the run loop checks between instructions has changed: the
   // attention flags are as they were (EL, DAIF, the power state and the FP trap cannot change inside blocks:
@@ -1496,7 +1656,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   for (;;) {
     c.last_exit_ = nullptr;
     const uint64_t before = total;
-    uint64_t r = b->fn(&c, attention, budget_left - total, total);
+    uint64_t r = im.enter(b->fn, &c, attention, budget_left - total, total);
     total = r & ~kFaulted;
     ++im.stats.blocks_run;
     if (r & kFaulted) {

@@ -34,6 +34,7 @@ struct JitStats {
   uint64_t blocks_compiled = 0, blocks_run = 0, insns_in_blocks = 0, invalidated_pages = 0, flushes = 0;
   uint64_t fallback_insns = 0;    // instructions inside blocks that call their interpreter function
   uint64_t insns_interpreted = 0; // by the run loop, counted when it next offers a block start
+  uint64_t requests_dropped = 0;  // compile requests not seen hot for JitEngine::kMaxWaitMs, dropped unmade
 };
 
 class JitEngine {
@@ -42,6 +43,8 @@ public:
   // A block that starts this many chains of blocks in the run loop is compiled again with full optimisation
   // and guest registers in SSA values (chains restart at every quantum, so this samples where time goes).
   static constexpr unsigned kTier2Samples = 2000;
+  // A compile request waits at most this long (host ms) after its block was last seen hot.
+  static constexpr uint64_t kMaxWaitMs = 1000;
   static constexpr uint64_t kRegionBytes = 4 * kMaxBlockInsns; // blocks never cross such an aligned boundary
   // Runs of a block start before Auto compiles it. Compiling a block costs milliseconds (about as much as
   // interpreting a few hundred thousand instructions), so only code that keeps running is worth it; with

@@ -244,14 +244,15 @@ Value* Ctx::call_helper_direct(void* fn_addr, Ret ret, bool with_state, const st
   Value* r = b.CreateCall(ft, callee, vals);
   if (with_state && around_call) around_call(fn_addr, true);
   if (with_state) state_calls_ = true;
-  if (may_fault) check_fault();
+  if (may_fault) check_fault(fn_addr);
   return r;
 }
 
-void Ctx::check_fault() {
+void Ctx::check_fault(void* helper) {
   Value* exc = b.CreateLoad(i8, b.CreateConstInBoundsGEP1_64(i8, state, fault_flag_offset));
   auto* cont = llvm::BasicBlock::Create(ctx, "ok", fn());
-  b.CreateCondBr(b.CreateICmpNE(exc, llvm::ConstantInt::get(i8, 0)), fault_block(), cont);
+  llvm::BasicBlock* exit = fault_exit_for ? fault_exit_for(helper) : nullptr;
+  b.CreateCondBr(b.CreateICmpNE(exc, llvm::ConstantInt::get(i8, 0)), exit ? exit : fault_block(), cont);
   b.SetInsertPoint(cont);
 }
 
@@ -279,10 +280,13 @@ void Ctx::emit_if(Value* cond, const std::function<void()>& then_fn, const std::
   b.CreateCondBr(c, then_bb, else_bb);
   bool saved = frame->done;
   ++frame->dynamic_depth;
+  const Known before = known_;
   b.SetInsertPoint(then_bb);
   then_fn();
   bool then_done = frame->done;
   if (!then_done) b.CreateBr(merge);
+  Known after_then = std::move(known_);
+  known_ = before;
   frame->done = saved;
   b.SetInsertPoint(else_bb);
   if (else_fn) else_fn();
@@ -290,9 +294,26 @@ void Ctx::emit_if(Value* cond, const std::function<void()>& then_fn, const std::
   if (!else_done) b.CreateBr(merge);
   --frame->dynamic_depth;
   frame->done = then_done && else_done;
+  // An arm that returned does not reach the merge.
+  if (frame->done)
+    known_.clear();
+  else if (then_done)
+    ; // known_ is the else arm's
+  else if (else_done)
+    known_ = std::move(after_then);
+  else
+    known_ = meet(std::move(after_then), known_);
   b.SetInsertPoint(merge);
   // Both arms returned: nothing follows on this path (the generated code checks frame->done).
   if (frame->done) b.CreateUnreachable();
+}
+
+Ctx::Known Ctx::meet(Known a, const Known& b) {
+  for (auto it = a.begin(); it != a.end();) {
+    auto other = b.find(it->first);
+    it = other != b.end() && other->second == it->second ? std::next(it) : a.erase(it);
+  }
+  return a;
 }
 
 Value* Ctx::select_lazy(Value* cond, const std::function<Value*()>& a, const std::function<Value*()>& bf) {
@@ -303,14 +324,17 @@ Value* Ctx::select_lazy(Value* cond, const std::function<Value*()>& a, const std
   auto* b_bb = llvm::BasicBlock::Create(ctx, "sel.b", f);
   auto* merge = llvm::BasicBlock::Create(ctx, "sel", f);
   b.CreateCondBr(c, a_bb, b_bb);
+  const Known before = known_; // an expression assigns no local of its own frame
   b.SetInsertPoint(a_bb);
   Value* va = a();
+  known_ = before;
   llvm::BasicBlock* a_end = b.GetInsertBlock();
   b.CreateBr(merge);
   b.SetInsertPoint(b_bb);
   Value* vb = bf();
   llvm::BasicBlock* b_end = b.GetInsertBlock();
   b.CreateBr(merge);
+  known_ = before;
   b.SetInsertPoint(merge);
   llvm::PHINode* phi = b.CreatePHI(va->getType(), 2);
   phi->addIncoming(va, a_end);

@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
+#include <unordered_map>
 #include <vector>
 
 namespace vplat::adljit {
@@ -100,12 +101,29 @@ public:
   // Set by the caller (or empty): emitted before (after = false) and after (after = true) every call of a
   // helper that takes the state, e.g. to write the state cache back and reload it.
   std::function<void(void* fn, bool after)> around_call;
-  void check_fault(); // after a `fault` helper: a raised exception leaves the instruction
+  // Set by the caller (or empty): where a fault raised by helper `fn` leaves the instruction, when that is
+  // not fault_block() (nullptr: fault_block()).
+  std::function<llvm::BasicBlock*(void* fn)> fault_exit_for;
+  void check_fault(void* fn); // after helper `fn` that may fault: a raised exception leaves the instruction
 
   // ---- variables that are assigned after their declaration
   llvm::AllocaInst* local(llvm::Type* t);
-  Value* load(llvm::AllocaInst* a) { return b.CreateLoad(a->getAllocatedType(), a); }
-  void store(llvm::AllocaInst* a, Value* v) { b.CreateStore(v, a); }
+  // A load of a local gives the value last stored to it when every path here passes that store (a store on
+  // the straight path, or the same value on both arms of a run-time `if`): a constant assigned under a
+  // decode-time condition stays a constant, e.g. the size of an access, which decides whether the access
+  // is inlined. Other loads read the alloca.
+  Value* load(llvm::AllocaInst* a) {
+    if (auto it = known_.find(a); it != known_.end()) return it->second;
+    return b.CreateLoad(a->getAllocatedType(), a);
+  }
+  void forget_locals() { known_.clear(); } // a new instruction: earlier locals are dead
+  void store(llvm::AllocaInst* a, Value* v) {
+    b.CreateStore(v, a);
+    if (v->getType() == a->getAllocatedType())
+      known_[a] = v;
+    else
+      known_.erase(a);
+  }
 
   // ---- control flow. `done` is true once the current path has returned (ADL `return`), so that the
   // generated code stops emitting statements on it.
@@ -135,6 +153,9 @@ private:
   CachedVar* cached(size_t offset, int bits);
   bool overlaps_cache(size_t offset, int bits) const;
   std::vector<CachedVar> cached_;
+  using Known = std::unordered_map<llvm::AllocaInst*, Value*>;
+  Known known_; // see load()
+  static Known meet(Known a, const Known& b);
   llvm::BasicBlock* cache_load_bb_ = nullptr;
   std::function<bool(size_t offset)> cacheable_;
   bool state_calls_ = false; // a helper that takes the state was called
@@ -147,6 +168,7 @@ struct FrameScope {
   Ctx::Frame* saved;
   FrameScope(Ctx& ctx, llvm::Type* ret) : c(ctx), saved(ctx.frame) {
     f.ret_type = ret;
+    if (!saved) c.forget_locals();
     c.frame = &f;
   }
   ~FrameScope() { c.frame = saved; }
