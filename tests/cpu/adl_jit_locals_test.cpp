@@ -1,0 +1,108 @@
+// What the IR emitters' runtime knows about ADL locals at translation time (adljit::Ctx::load/store): a load
+// gives the value stored on every path to it, so values that depend only on decode-time fields stay
+// constants (an access size decides whether a load or store is inlined); otherwise it reads the local.
+#include "generator/runtime/adl_jit.h"
+#include <gtest/gtest.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+namespace {
+
+using vplat::adljit::Ctx;
+using vplat::adljit::FrameScope;
+
+// One function `void f(ptr state, i64 x)` being built, with the emitter context at its entry.
+struct Emitting {
+  llvm::LLVMContext ctx;
+  llvm::Module mod{"m", ctx};
+  llvm::IRBuilder<> b{ctx};
+  llvm::Function* fn;
+  std::unique_ptr<Ctx> c;
+  Emitting() {
+    auto* ft = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt64Ty()}, false);
+    fn = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, "f", &mod);
+    b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+    c = std::make_unique<Ctx>(b, fn->getArg(0));
+  }
+  llvm::Value* runtime_value() { return fn->getArg(1); }
+  static uint64_t constant(llvm::Value* v) { return Ctx::const_u64(v); }
+};
+
+TEST(AdlJitLocals, ALoadAfterAStoreOnTheStraightPathIsTheStoredValue) {
+  Emitting e;
+  FrameScope fs(*e.c, nullptr);
+  llvm::AllocaInst* scale = e.c->local(e.c->i64);
+  e.c->store(scale, e.c->k64(2));
+  llvm::Value* v = e.c->load(scale);
+  ASSERT_TRUE(Ctx::is_const(v));
+  EXPECT_EQ(Emitting::constant(v), 2u);
+}
+
+TEST(AdlJitLocals, AnIfDecidedAtDecodeTimeKeepsTheValueItsArmStored) {
+  // LDP/STP: scale = 2; if (opc == 2) { scale = 3; } with opc a decode-time field.
+  for (uint64_t opc : {0u, 2u}) {
+    Emitting e;
+    FrameScope fs(*e.c, nullptr);
+    llvm::AllocaInst* scale = e.c->local(e.c->i64);
+    e.c->store(scale, e.c->k64(2));
+    e.c->emit_if(
+        e.c->k64(opc == 2), [&] { e.c->store(scale, e.c->k64(3)); }, nullptr);
+    llvm::Value* v = e.c->load(scale);
+    ASSERT_TRUE(Ctx::is_const(v)) << "opc " << opc;
+    EXPECT_EQ(Emitting::constant(v), opc == 2 ? 3u : 2u);
+  }
+}
+
+TEST(AdlJitLocals, AfterARunTimeIfWhoseArmsStoredDifferentValuesTheLocalIsRead) {
+  Emitting e;
+  FrameScope fs(*e.c, nullptr);
+  llvm::AllocaInst* x = e.c->local(e.c->i64);
+  e.c->store(x, e.c->k64(2));
+  e.c->emit_if(
+      e.runtime_value(), [&] { e.c->store(x, e.c->k64(3)); }, nullptr);
+  EXPECT_TRUE(llvm::isa<llvm::LoadInst>(e.c->load(x)));
+}
+
+TEST(AdlJitLocals, AfterARunTimeIfWhoseArmsStoredTheSameValueThatValueIsKnown) {
+  Emitting e;
+  FrameScope fs(*e.c, nullptr);
+  llvm::AllocaInst* x = e.c->local(e.c->i64);
+  e.c->emit_if(
+      e.runtime_value(), [&] { e.c->store(x, e.c->k64(7)); }, [&] { e.c->store(x, e.c->k64(7)); });
+  llvm::Value* v = e.c->load(x);
+  ASSERT_TRUE(Ctx::is_const(v));
+  EXPECT_EQ(Emitting::constant(v), 7u);
+}
+
+TEST(AdlJitLocals, AnArmThatReturnedDoesNotReachTheMerge) {
+  // if (runtime) { x = 3; return; } — after the if, only the path that stored nothing new continues.
+  Emitting e;
+  FrameScope fs(*e.c, nullptr);
+  llvm::AllocaInst* x = e.c->local(e.c->i64);
+  e.c->store(x, e.c->k64(2));
+  e.c->emit_if(
+      e.runtime_value(),
+      [&] {
+        e.c->store(x, e.c->k64(3));
+        e.c->ret(nullptr);
+      },
+      nullptr);
+  ASSERT_FALSE(e.c->frame->done);
+  llvm::Value* v = e.c->load(x);
+  ASSERT_TRUE(Ctx::is_const(v));
+  EXPECT_EQ(Emitting::constant(v), 2u);
+}
+
+TEST(AdlJitLocals, AStoreInsideOneArmIsNotSeenInTheOther) {
+  Emitting e;
+  FrameScope fs(*e.c, nullptr);
+  llvm::AllocaInst* x = e.c->local(e.c->i64);
+  e.c->store(x, e.c->k64(2));
+  llvm::Value* seen_in_else = nullptr;
+  e.c->emit_if(
+      e.runtime_value(), [&] { e.c->store(x, e.c->k64(3)); }, [&] { seen_in_else = e.c->load(x); });
+  ASSERT_TRUE(seen_in_else && Ctx::is_const(seen_in_else));
+  EXPECT_EQ(Emitting::constant(seen_in_else), 2u);
+}
+
+} // namespace
