@@ -5,59 +5,63 @@
 #include <gtest/gtest.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <optional>
 
 namespace {
 
 using vplat::adljit::Ctx;
 using vplat::adljit::FrameScope;
 
-// One function `void f(ptr state, i64 x)` being built, with the emitter context at its entry.
+// One function `void f(ptr state, i64 x)` being built, with the emitter context at its entry, inside the
+// frame of one instruction.
 struct Emitting {
   llvm::LLVMContext ctx;
   llvm::Module mod{"m", ctx};
   llvm::IRBuilder<> b{ctx};
   llvm::Function* fn;
   std::unique_ptr<Ctx> c;
+  std::optional<FrameScope> frame;
   Emitting() {
     auto* ft = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt64Ty()}, false);
     fn = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, "f", &mod);
     b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
     c = std::make_unique<Ctx>(b, fn->getArg(0));
+    frame.emplace(*c, nullptr);
   }
   llvm::Value* runtime_value() { return fn->getArg(1); }
-  static uint64_t constant(llvm::Value* v) { return Ctx::const_u64(v); }
+  // A local that `value` was stored to.
+  llvm::AllocaInst* local_holding(uint64_t value) {
+    llvm::AllocaInst* a = c->local(c->i64);
+    c->store(a, c->k64(value));
+    return a;
+  }
+  // The constant `v` folded to, if it did.
+  static std::optional<uint64_t> folded(llvm::Value* v) {
+    if (!Ctx::is_const(v)) return std::nullopt;
+    return Ctx::const_u64(v);
+  }
 };
 
 TEST(AdlJitLocals, ALoadAfterAStoreOnTheStraightPathIsTheStoredValue) {
   Emitting e;
-  FrameScope fs(*e.c, nullptr);
-  llvm::AllocaInst* scale = e.c->local(e.c->i64);
-  e.c->store(scale, e.c->k64(2));
-  llvm::Value* v = e.c->load(scale);
-  ASSERT_TRUE(Ctx::is_const(v));
-  EXPECT_EQ(Emitting::constant(v), 2u);
+  llvm::AllocaInst* scale = e.local_holding(2);
+  EXPECT_EQ(Emitting::folded(e.c->load(scale)), 2u);
 }
 
 TEST(AdlJitLocals, AnIfDecidedAtDecodeTimeKeepsTheValueItsArmStored) {
   // LDP/STP: scale = 2; if (opc == 2) { scale = 3; } with opc a decode-time field.
   for (uint64_t opc : {0u, 2u}) {
     Emitting e;
-    FrameScope fs(*e.c, nullptr);
-    llvm::AllocaInst* scale = e.c->local(e.c->i64);
-    e.c->store(scale, e.c->k64(2));
+    llvm::AllocaInst* scale = e.local_holding(2);
     e.c->emit_if(
         e.c->k64(opc == 2), [&] { e.c->store(scale, e.c->k64(3)); }, nullptr);
-    llvm::Value* v = e.c->load(scale);
-    ASSERT_TRUE(Ctx::is_const(v)) << "opc " << opc;
-    EXPECT_EQ(Emitting::constant(v), opc == 2 ? 3u : 2u);
+    EXPECT_EQ(Emitting::folded(e.c->load(scale)), opc == 2 ? 3u : 2u) << "opc " << opc;
   }
 }
 
 TEST(AdlJitLocals, AfterARunTimeIfWhoseArmsStoredDifferentValuesTheLocalIsRead) {
   Emitting e;
-  FrameScope fs(*e.c, nullptr);
-  llvm::AllocaInst* x = e.c->local(e.c->i64);
-  e.c->store(x, e.c->k64(2));
+  llvm::AllocaInst* x = e.local_holding(2);
   e.c->emit_if(
       e.runtime_value(), [&] { e.c->store(x, e.c->k64(3)); }, nullptr);
   EXPECT_TRUE(llvm::isa<llvm::LoadInst>(e.c->load(x)));
@@ -65,21 +69,16 @@ TEST(AdlJitLocals, AfterARunTimeIfWhoseArmsStoredDifferentValuesTheLocalIsRead) 
 
 TEST(AdlJitLocals, AfterARunTimeIfWhoseArmsStoredTheSameValueThatValueIsKnown) {
   Emitting e;
-  FrameScope fs(*e.c, nullptr);
   llvm::AllocaInst* x = e.c->local(e.c->i64);
   e.c->emit_if(
       e.runtime_value(), [&] { e.c->store(x, e.c->k64(7)); }, [&] { e.c->store(x, e.c->k64(7)); });
-  llvm::Value* v = e.c->load(x);
-  ASSERT_TRUE(Ctx::is_const(v));
-  EXPECT_EQ(Emitting::constant(v), 7u);
+  EXPECT_EQ(Emitting::folded(e.c->load(x)), 7u);
 }
 
 TEST(AdlJitLocals, AnArmThatReturnedDoesNotReachTheMerge) {
   // if (runtime) { x = 3; return; } — after the if, only the path that stored nothing new continues.
   Emitting e;
-  FrameScope fs(*e.c, nullptr);
-  llvm::AllocaInst* x = e.c->local(e.c->i64);
-  e.c->store(x, e.c->k64(2));
+  llvm::AllocaInst* x = e.local_holding(2);
   e.c->emit_if(
       e.runtime_value(),
       [&] {
@@ -88,21 +87,17 @@ TEST(AdlJitLocals, AnArmThatReturnedDoesNotReachTheMerge) {
       },
       nullptr);
   ASSERT_FALSE(e.c->frame->done);
-  llvm::Value* v = e.c->load(x);
-  ASSERT_TRUE(Ctx::is_const(v));
-  EXPECT_EQ(Emitting::constant(v), 2u);
+  EXPECT_EQ(Emitting::folded(e.c->load(x)), 2u);
 }
 
 TEST(AdlJitLocals, AStoreInsideOneArmIsNotSeenInTheOther) {
   Emitting e;
-  FrameScope fs(*e.c, nullptr);
-  llvm::AllocaInst* x = e.c->local(e.c->i64);
-  e.c->store(x, e.c->k64(2));
+  llvm::AllocaInst* x = e.local_holding(2);
   llvm::Value* seen_in_else = nullptr;
   e.c->emit_if(
       e.runtime_value(), [&] { e.c->store(x, e.c->k64(3)); }, [&] { seen_in_else = e.c->load(x); });
-  ASSERT_TRUE(seen_in_else && Ctx::is_const(seen_in_else));
-  EXPECT_EQ(Emitting::constant(seen_in_else), 2u);
+  ASSERT_TRUE(seen_in_else);
+  EXPECT_EQ(Emitting::folded(seen_in_else), 2u);
 }
 
 } // namespace
