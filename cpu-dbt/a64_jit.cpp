@@ -70,6 +70,20 @@ const char* engine_name(Engine e) {
 
 namespace {
 
+// An LLVM error the JIT cannot go on after (a module it made does not link): said, then abort.
+[[noreturn]] void jit_failed(llvm::Error err) {
+  std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(std::move(err)).c_str());
+  std::abort();
+}
+
+// A tuning number from the environment: the value of `name` if set and within [lo, hi], else `fallback`.
+uint64_t env_number(const char* name, uint64_t lo, uint64_t hi, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  if (!v) return fallback;
+  const unsigned long long n = std::strtoull(v, nullptr, 10);
+  return n >= lo && n <= hi ? n : fallback;
+}
+
 // How a block treats an instruction.
 enum class Role : uint8_t {
   Body,    // translated; the block continues after it
@@ -455,11 +469,8 @@ struct JitEngine::Impl {
   }();
   std::mutex perf_map_lock;
   // VPLAT_JIT_HOT=N (1..32767): the hotness threshold instead of kHotThreshold, for tuning.
-  const unsigned hot_threshold = [] {
-    const char* v = std::getenv("VPLAT_JIT_HOT");
-    unsigned long n = v ? std::strtoul(v, nullptr, 10) : 0;
-    return n >= 1 && n <= kHeatCount ? static_cast<unsigned>(n) : JitEngine::kHotThreshold;
-  }();
+  const unsigned hot_threshold =
+      static_cast<unsigned>(env_number("VPLAT_JIT_HOT", 1, kHeatCount, JitEngine::kHotThreshold));
 
   static std::unique_ptr<llvm::orc::LLJIT> make_jit(llvm::CodeGenOpt::Level level) {
     auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -497,15 +508,10 @@ struct JitEngine::Impl {
         b.CreateCall(block_type, f->getArg(0), {f->getArg(1), f->getArg(2), f->getArg(3), f->getArg(4)});
     call->setCallingConv(kBlockCallingConv);
     b.CreateRet(call);
-    if (auto err = j.addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
-      std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(std::move(err)).c_str());
-      std::abort();
-    }
+    if (auto err = j.addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
+      jit_failed(std::move(err));
     auto sym = j.lookup("vplat_enter");
-    if (!sym) {
-      std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(sym.takeError()).c_str());
-      std::abort();
-    }
+    if (!sym) jit_failed(sym.takeError());
     return llvm::jitTargetAddressToPointer<EnterFn>(sym->getValue());
   }
   EnterFn enter = nullptr;
@@ -599,10 +605,8 @@ struct JitEngine::Impl {
     }
     if (dump_ir) mod->print(llvm::errs(), nullptr);
     auto rt = jit.getMainJITDylib().createResourceTracker();
-    if (auto err = jit.addIRModule(rt, llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
-      std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(std::move(err)).c_str());
-      std::abort();
-    }
+    if (auto err = jit.addIRModule(rt, llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
+      jit_failed(std::move(err));
     // One lookup for the whole module: each lookup is a round trip through the execution session.
     llvm::orc::SymbolLookupSet wanted;
     std::vector<llvm::orc::SymbolStringPtr> symbols;
@@ -612,10 +616,7 @@ struct JitEngine::Impl {
     }
     auto found = jit.getExecutionSession().lookup(llvm::orc::makeJITDylibSearchOrder(&jit.getMainJITDylib()),
                                                   std::move(wanted));
-    if (!found) {
-      std::fprintf(stderr, "vplat: JIT: %s\n", llvm::toString(found.takeError()).c_str());
-      std::abort();
-    }
+    if (!found) jit_failed(found.takeError());
     auto code = std::make_shared<Chunk>(std::move(rt), std::move(slots), &graveyard);
     std::vector<Result> out;
     for (size_t i = 0; i < reqs.size(); ++i) {
@@ -1129,11 +1130,7 @@ struct JitEngine::Impl {
     return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1000000;
   }
   // VPLAT_JIT_MAX_WAIT=ms (1..600000): how long a queued request waits without being seen hot again.
-  const uint64_t max_wait_ms = [] {
-    const char* v = std::getenv("VPLAT_JIT_MAX_WAIT");
-    unsigned long n = v ? std::strtoul(v, nullptr, 10) : 0;
-    return n >= 1 && n <= 600000 ? static_cast<uint64_t>(n) : JitEngine::kMaxWaitMs;
-  }();
+  const uint64_t max_wait_ms = env_number("VPLAT_JIT_MAX_WAIT", 1, 600000, JitEngine::kMaxWaitMs);
   // A queued block reached its tier's threshold again: it keeps its place at the front.
   void still_hot(const Key& key) {
     const uint64_t t = now_ms();
@@ -1145,12 +1142,8 @@ struct JitEngine::Impl {
   std::atomic<uint64_t> stats_fallback{0};
   uint64_t stats_tier2 = 0;
   // VPLAT_JIT_TIER2=N: N chain starts make a block hot for the second tier (0: no second tier).
-  const unsigned tier2_samples = [] {
-    const char* v = std::getenv("VPLAT_JIT_TIER2");
-    if (!v) return JitEngine::kTier2Samples;
-    unsigned long n = std::strtoul(v, nullptr, 10);
-    return n <= 10000000 ? static_cast<unsigned>(n) : JitEngine::kTier2Samples;
-  }();
+  const unsigned tier2_samples =
+      static_cast<unsigned>(env_number("VPLAT_JIT_TIER2", 0, 10000000, JitEngine::kTier2Samples));
 
   // Asks for the second-tier translation of `b` (its start is mapped by the fetch TLB now). Synchronous
   // engines install it before returning it; otherwise the request joins the second tier's queue and `b`
@@ -1343,20 +1336,19 @@ struct JitEngine::Impl {
   Block* install(Result&& res) {
     const Key& k = res.req.key;
     pending.erase(k);
-    if (!res.fn) { // dropped unmade: the block may be asked for again
+    auto p = pages.find(k.pa & ~0xfffull);
+    const bool changed = res.req.epoch != epoch || p == pages.end() || p->second.gen != res.req.page_gen;
+    if (!res.fn || changed) {
+      // Dropped unmade, or the code changed while this was compiling (either way the slot's counters are
+      // still zero: it never ran). A dropped block may be asked for again.
       if (res.req.count_slot != kNoSlot) free_slots.push_back(res.req.count_slot);
-      if (auto it = blocks.find(k); res.req.optimized && it != blocks.end() && !it->second->second_tier) {
-        it->second->optimized = false;
-        it->second->samples = 0;
+      if (!res.fn) {
+        if (auto it = blocks.find(k); res.req.optimized && it != blocks.end() && !it->second->second_tier) {
+          it->second->optimized = false;
+          it->second->samples = 0;
+        }
+        ++stats.requests_dropped;
       }
-      ++stats.requests_dropped;
-      return nullptr;
-    }
-    uint64_t page = k.pa & ~0xfffull;
-    auto p = pages.find(page);
-    if (res.req.epoch != epoch || p == pages.end() || p->second.gen != res.req.page_gen) {
-      // The code changed while this was compiling (the slot's counters are still zero: it never ran).
-      if (res.req.count_slot != kNoSlot) free_slots.push_back(res.req.count_slot);
       return nullptr;
     }
     auto blk = std::make_unique<Block>();
