@@ -73,7 +73,7 @@ unpack_kernel() {
 }
 if [ ! -f "$kcache/Image" ] || [ ! -s "$kcache/release" ]; then
   unpack_kernel
-  vmlinuz=$(find "$work/kernel/boot" -maxdepth 1 -name 'vmlinuz-*' | head -n1)
+  vmlinuz=$(find "$work/kernel/boot" -maxdepth 1 -name 'vmlinuz-*' -print -quit)
   [ -n "$vmlinuz" ] || die "$KPKG contains no /boot/vmlinuz-*"
   mkdir -p "$kcache"
   cp "$vmlinuz" "$kcache/Image.tmp" && mv "$kcache/Image.tmp" "$kcache/Image"

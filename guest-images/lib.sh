@@ -77,7 +77,7 @@ apt_setup() {
   [ "$(id -u)" -eq 0 ] && sandbox=(-o APT::Sandbox::User=root)
 
   # The mirror the host uses for its main suite; the private trees use the same one.
-  MIRROR=$(host_sources | awk -F'\t' -v s="$host" '$2 == s { print $1; exit }')
+  MIRROR=$(host_sources | awk -F'\t' -v s="$host" '$2 == s && !found { print $1; found = 1 }')
   [ -n "$MIRROR" ] || die "no apt source for suite '$host' found in /etc/apt/sources.list{,.d/*}"
 
   if [ "$suite" = "$host" ]; then
@@ -92,7 +92,7 @@ apt_setup() {
     APT_CACHE=(apt-cache "${pc[@]}")
     local lists=/var/lib/apt/lists
     eval "$(apt-config shell lists Dir::State::Lists/d)"
-    if ! dpkg --print-foreign-architectures | grep -qx arm64 ||
+    if ! dpkg --print-foreign-architectures | grep -x arm64 >/dev/null ||
        ! compgen -G "${lists%/}/*_binary-arm64_Packages*" >/dev/null || [ "$update" = 1 ]; then
       [ "$(id -u)" -eq 0 ] ||
         die "the host's apt has no arm64 lists; run once as root: dpkg --add-architecture arm64 && apt-get update"
@@ -146,7 +146,9 @@ EOF
 }
 
 # deb_field TEXT FIELD: value of a control field in an apt-cache show stanza.
-deb_field() { printf '%s\n' "$1" | awk -v f="$2:" '$1 == f { sub(/^[^:]*:[ \t]*/, ""); print; exit }'; }
+# No pipe into a reader that stops early (awk's exit, head, grep -q) anywhere in these scripts: the writer
+# then dies of SIGPIPE, now and then, and pipefail turns that into a failed build (status 141).
+deb_field() { awk -v f="$2:" '$1 == f { sub(/^[^:]*:[ \t]*/, ""); print; exit }' <<<"$1"; }
 
 # fetch_deb NAME:ARCH -> sets DEB_PATH to the cached .deb; appends "name:arch version sha256 file" to
 # the FETCHED array. Uses the candidate version; re-uses a cached file whose sha256 matches the
@@ -158,7 +160,7 @@ declare -A APT_INFO=()
 apt_index() {
   local out stanza key
   out=$("${APT_CACHE[@]}" show --no-all-versions "$@" 2>&1) ||
-    die "package lookup failed in the $SUITE lists: $(printf '%s' "$out" | grep -E '^(E|N):' | head -n2 | tr '\n' ' ')"
+    die "package lookup failed in the $SUITE lists: $(printf '%s' "$out" | awk '/^(E|N):/ && n++ < 2' | tr '\n' ' ')"
   while IFS= read -r -d $'\x1e' stanza; do
     key="$(deb_field "$stanza" Package):$(deb_field "$stanza" Architecture)"
     APT_INFO[$key]=$stanza
@@ -180,7 +182,7 @@ fetch_deb() {
     log "downloading $spec=$ver"
     tmpd=$(mktemp -d "$DEB_CACHE/.dl.XXXXXX")
     (cd "$tmpd" && "${APT_GET[@]}" download "$spec=$ver" >&2) || { rm -rf "$tmpd"; die "apt-get download $spec=$ver failed"; }
-    got=$(find "$tmpd" -maxdepth 1 -name '*.deb' | head -n1)
+    got=$(find "$tmpd" -maxdepth 1 -name '*.deb' -print -quit)
     [ -n "$got" ] || { rm -rf "$tmpd"; die "apt-get download produced no .deb for $spec"; }
     [ "$(sha256sum <"$got" | cut -d' ' -f1)" = "$sha" ] || { rm -rf "$tmpd"; die "sha256 mismatch for $spec"; }
     mv "$got" "$dest"
@@ -197,7 +199,7 @@ kernel_package() {
   [ -n "${APT_INFO[linux-image-arm64:arm64]:-}" ] || apt_index linux-image-arm64:arm64
   info=${APT_INFO[linux-image-arm64:arm64]}
   KERNEL_META_VERSION=$(deb_field "$info" Version)
-  dep=$(deb_field "$info" Depends | tr ',|' '\n\n' | sed 's/^ *//; s/ .*//; s/:.*//' | grep -E '^linux-image-[0-9]' | head -n1)
+  dep=$(deb_field "$info" Depends | tr ',|' '\n\n' | sed 's/^ *//; s/ .*//; s/:.*//' | awk '/^linux-image-[0-9]/ && !found { print; found = 1 }')
   [ -n "$dep" ] || die "cannot find the versioned kernel in linux-image-arm64's Depends"
   KPKG=$dep
 }

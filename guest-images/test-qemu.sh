@@ -75,7 +75,7 @@ check() {
   fi
   [ -n "$T_BANNER" ] || { echo "FAIL $name: no banner"; ok=0; }
   for re in "$@"; do
-    cut -d' ' -f2- "$log" | grep -Eq -- "$re" || { echo "FAIL $name: no line matching /$re/"; ok=0; }
+    grep -Eq -- "$re" <(cut -d' ' -f2- "$log") || { echo "FAIL $name: no line matching /$re/"; ok=0; }
   done
   if [ "$ok" = 1 ]; then
     printf 'PASS %-6s banner %6.2f s  exit %6.2f s  qemu cpu %5s s  (%s)\n' "$name" "$T_BANNER" "$T_EXIT" \
