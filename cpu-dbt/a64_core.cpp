@@ -69,6 +69,10 @@ uint8_t insn_flags(int id) {
   return kFlags[id];
 }
 
+bool ends_block(int id) {
+  return kEndsBlock[id];
+}
+
 const char* exception_name(Exception e) {
   switch (e) {
   case Exception::None:
@@ -526,17 +530,22 @@ void Core::note_exclusive_load() {
 // The loop runs once per instruction, so its common path is kept short: one attention test, the fetch from
 // the last fetched page, a decoded-instruction cache hit, one test of the flags that need work before the
 // instruction, the call, and one test each for a fault and for what needs work after it.
-RunResult Core::run(uint64_t budget) {
+RunResult Core::run(uint64_t budget, RunEnd end) {
   EXC = 0;
   const uint64_t start = retired; // instructions retired by this run() are retired - start
   if (!decoded_) make_decode_cache();
   // Flags that need a look before the instruction runs (kFlagExclLoad and kFlagEndsBlock act around it).
   constexpr uint32_t kCheckedFlags = kFlagFp | kFlagHint | kFlagSpBase | kFlagUnpriv;
   // A translated block may start here: at entry, after a branch, an exception, an instruction that ends
-  // blocks, another block, or at a page start.
+  // blocks or a translated block that ended at such a point; or (tested apart) at a region start.
   bool block_start = true;
-  // Budget left, counting instructions run and exceptions taken.
-  for (uint64_t left = budget; left != 0; --left) {
+  const bool to_boundary = end == RunEnd::AtBlockBoundary;
+  run_to_boundary_ = to_boundary;
+  // Budget left, counting instructions run and exceptions taken; negative once a run to a block boundary
+  // goes on past its budget.
+  const int64_t budget_left = static_cast<int64_t>(std::min<uint64_t>(budget, INT64_MAX));
+  for (int64_t left = budget_left;
+       left > 0 || (to_boundary && !block_start && (PC & (JitEngine::kRegionBytes - 1)) != 0); --left) {
     uint32_t a = attention_.load(std::memory_order_relaxed);
     if (a) [[unlikely]] {
       if (a & kAttnOff) return {Exit::Off, retired - start};
@@ -548,7 +557,7 @@ RunResult Core::run(uint64_t budget) {
         attention_.fetch_and(~kAttnExit, std::memory_order_relaxed);
         return {Exit::Request, retired - start};
       }
-      if ((a & kAttnDebug) && left != budget &&
+      if ((a & kAttnDebug) && left != budget_left &&
           std::find(breakpoints_.begin(), breakpoints_.end(), PC) != breakpoints_.end())
         return {Exit::Breakpoint, retired - start};
       if ((a & kAttnIrq) && !(daif_ & 0x80) && config.system) {
@@ -561,15 +570,12 @@ RunResult Core::run(uint64_t budget) {
     // chain of blocks, whichever instruction the interpreter entered it at.
     if (jit_ && (block_start || !(PC & (JitEngine::kRegionBytes - 1))) && !(a & kAttnDebug)) {
       uint32_t k = 0;
-      bool faulted = false;
-      if (jit_->try_run(*this, left, a, k, faulted)) {
+      bool faulted = false, at_boundary = true;
+      if (jit_->try_run(*this, static_cast<uint64_t>(left), a, k, faulted, at_boundary)) {
         retired += k;
         left -= k;
-        block_start = true;
-        if (faulted) {
-          left += left == 0; // the exception is taken even where the block used up the budget
-          goto fault;
-        }
+        block_start = at_boundary;
+        if (faulted) goto fault; // taken even where the block used up the budget
         ++left; // the loop counts one
         continue;
       }

@@ -56,6 +56,9 @@ enum : uint8_t {
   kFlagUnpriv = 16,  // LDTR/STTR family when bits 11:10 == 0b10: EL0 permissions
 };
 uint8_t insn_flags(int id);
+// Whether a translated block may start after the instruction: branches, and what blocks leave to the
+// interpreter or must end at (the run loop's block starts, and where a run may end: Core::RunEnd).
+bool ends_block(int id);
 
 // Physical memory as a core sees it. The platform implements it on its bus; user-level tests on a flat
 // buffer. Called on TLB misses and for device (non-RAM) pages only, never on the hot path of RAM accesses.
@@ -150,9 +153,16 @@ public:
   explicit Core(MemoryPort& memory) : Core(memory, Config{}) {}
   Core(MemoryPort& memory, const Config& config, CoreHooks* hooks = nullptr);
 
-  // Runs up to `budget` instructions (a taken exception counts as one). User mode stops at the first
-  // exception with EXC set (exceptions are precise: PC is at the instruction that raised it).
-  RunResult run(uint64_t budget);
+  // Where a run ends once its budget is used up. AtBudget: there, exactly. AtBlockBoundary: at the next point
+  // where a translated block may start (after a branch, an exception or another instruction that ends blocks,
+  // or at a JitEngine::kRegionBytes-aligned PC), at most a region's instructions later. Both engines end a
+  // run at the same instruction either way; ending at a block boundary lets the next run start with a
+  // translated block rather than interpreting the rest of the block the budget ended inside.
+  enum class RunEnd : uint8_t { AtBudget, AtBlockBoundary };
+
+  // Runs `budget` instructions (a taken exception counts as one), or more as `end` says. User mode stops at
+  // the first exception with EXC set (exceptions are precise: PC is at the instruction that raised it).
+  RunResult run(uint64_t budget, RunEnd end = RunEnd::AtBudget);
 
   // ---- Platform interface
   // Level of the core's IRQ input (from the GIC). May be called from any thread.
@@ -311,6 +321,7 @@ private:
   bool pending_far_valid_ = false;
   std::vector<uint64_t> breakpoints_;
   bool in_block_ = false;          // a translated block is running (JitEngine::try_run)
+  bool run_to_boundary_ = false;   // this run() ends at a block boundary: blocks run even past the budget
   uint64_t* block_runs_ = nullptr; // --cpu-stats with a JIT tier: runs of each translated block, by its slot
   uint64_t block_done_ = 0; // in a block: instructions its chain retired before the one calling a helper
   // The exit slots of the block that returned to try_run from its end (nullptr: it left elsewhere): where
@@ -330,7 +341,7 @@ private:
     uint32_t insn;
     uint32_t info; // generated instruction id << 8 | insn_flags(id) | kFlagEndsBlock (allocated encodings)
   };
-  static constexpr uint32_t kFlagEndsBlock = 0x80; // a translated block may start after it
+  static constexpr uint32_t kFlagEndsBlock = 0x80; // a translated block may start after it (ends_block)
   static constexpr size_t kDecodedSize = 1u << 15;
   std::unique_ptr<DecodedInsn[]> decoded_; // kDecodedSize entries, made by the first run()
   static uint32_t decoded_info(int id);

@@ -220,12 +220,12 @@ struct KeyHash {
 // through EnterFn, which saves them once. `limit` (>= 1): the most instructions the call may retire (the run
 // loop's budget left); `done`: the instructions the chain of blocks this call continues retired before it.
 // Returns `done` plus what this block and the blocks it jumped to retired, with kFaulted set when the next
-// instruction raised an exception.
+// instruction raised an exception, kAtBoundary when the chain left at a block boundary (Core::RunEnd).
 struct BlockCode;
 using BlockFn = const BlockCode*;
 using EnterFn = uint64_t (*)(BlockFn fn, g::State* s, uint32_t attention, uint64_t limit, uint64_t done);
 constexpr auto kBlockCallingConv = llvm::CallingConv::GHC;
-constexpr uint64_t kFaulted = 1ull << 63;
+constexpr uint64_t kFaulted = 1ull << 63, kAtBoundary = 1ull << 62;
 
 // Where a block's end jumps next without returning to the run loop: the block found at `va` the last times
 // this block ended there (try_run fills the slots, translated code reads them). A slot is followed only
@@ -293,7 +293,7 @@ struct Result {
 // Offsets (from the State base of a Core) of the Core members translated code touches.
 struct CoreOffsets {
   size_t attention, access_el, cur_insn, sp_check, tlb, itlb, align_mask, monitors, block_runs;
-  size_t retired, block_done, last_exit, fp_trap;
+  size_t retired, block_done, last_exit, fp_trap, run_to_boundary;
 };
 
 // --cpu-stats: an exit of a block that retired fewer than all its instructions takes the `count` it did not
@@ -659,8 +659,11 @@ struct JitEngine::Impl {
     return std::move(compile(std::move(one)).front());
   }
 
-  // IR for one block, a BlockFn (see there). A block runs only if `limit` covers all of it, so a budget ends
-  // exactly where the interpreter would end it.
+  // IR for one block, a BlockFn (see there). Where a run ends at its budget (Core::RunEnd::AtBudget), a block
+  // runs only if `limit` covers all of it; where it ends at a block boundary, a block runs if `limit` is not
+  // used up, and leaves at the first block boundary it reaches past it (ends_block of the instruction just
+  // run, or a region start: the end, a side exit, or a check after such an instruction inside the block).
+  // Either way the run ends exactly where the interpreter would end it.
   void build_function(llvm::LLVMContext& lctx, llvm::Module& module, const Request& req,
                       const std::string& name, ExitSlot* all_exits) {
     llvm::LLVMContext* ctx = &lctx;
@@ -694,21 +697,27 @@ struct JitEngine::Impl {
     auto host_ptr = [&](llvm::IRBuilder<>& bb, const void* p) {
       return bb.CreateIntToPtr(bb.getInt64(reinterpret_cast<uintptr_t>(p)), bb.getPtrTy());
     };
-    // A block runs whole or not at all: when the budget left is shorter, it returns at once and the run loop
-    // interprets up to the budget's end (as rare as the end of a quantum inside a block; one check here
-    // instead of one per instruction). FP/SIMD blocks also return at once while FP traps (the run loop
-    // checks the first block of a chain; this is the same check for the blocks jumped to).
+    // Where a run ends at its budget, a block runs whole or not at all: when the budget left is shorter, it
+    // returns at once and the run loop interprets up to the budget's end (one check here instead of one per
+    // instruction). FP/SIMD blocks also return at once while FP traps (the run loop checks the first block
+    // of a chain; this is the same check for the blocks jumped to).
     const unsigned n = static_cast<unsigned>(req.words.size());
     bool has_fp = false;
     for (uint32_t w : req.words)
       if (insn_flags(g::decode(w)) & kFlagFp) has_fp = true;
     auto* decline = llvm::BasicBlock::Create(*ctx, "decline", f); // completed at the end
     {
-      llvm::Value* skip = b.CreateICmpULT(limit, b.getInt64(n));
-      if (has_fp)
-        skip = b.CreateOr(skip, b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.fp_trap)), b.getInt8(0)));
       auto* body = llvm::BasicBlock::Create(*ctx, "body", f);
-      b.CreateCondBr(skip, decline, body);
+      auto* short_budget = llvm::BasicBlock::Create(*ctx, "short_budget", f);
+      if (has_fp) {
+        auto* fp_ok = llvm::BasicBlock::Create(*ctx, "fp_ok", f);
+        b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.fp_trap)), b.getInt8(0)), decline, fp_ok);
+        b.SetInsertPoint(fp_ok);
+      }
+      b.CreateCondBr(b.CreateICmpULT(limit, b.getInt64(n)), short_budget, body);
+      b.SetInsertPoint(short_budget);
+      b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.run_to_boundary)), b.getInt8(0)), body,
+                     decline);
       b.SetInsertPoint(body);
     }
 
@@ -798,6 +807,10 @@ struct JitEngine::Impl {
     // between blocks) and the fetch TLB maps `target` to that block's page; else return to the run loop,
     // telling it which slots to fill.
     unsigned exits_made = 0;
+    // Whether the point after the block's first k instructions is a block boundary (Core::RunEnd).
+    auto boundary_after = [&](unsigned k) {
+      return ends_block(g::decode(req.words[k - 1])) || (req.key.va + 4ull * k) % kRegionBytes == 0;
+    };
     // `targets`: what the exit's target may be (one constant, either way of a conditional branch, or
     // anything: an indirect branch).
     enum class Targets { One, Two, Any };
@@ -809,7 +822,7 @@ struct JitEngine::Impl {
       llvm::Value* left = eb.CreateSub(limit, eb.getInt64(k));
       auto* out = llvm::BasicBlock::Create(*ctx, "out", f);
       auto* awake = llvm::BasicBlock::Create(*ctx, "chain", f);
-      eb.CreateCondBr(eb.CreateICmpEQ(left, eb.getInt64(0)), out, awake);
+      eb.CreateCondBr(eb.CreateICmpSLE(left, eb.getInt64(0)), out, awake);
       eb.SetInsertPoint(awake);
       auto* att = eb.CreateLoad(i32, at_offset(eb, off.attention));
       att->setAtomic(llvm::AtomicOrdering::Monotonic);
@@ -905,7 +918,22 @@ struct JitEngine::Impl {
       eb.SetInsertPoint(out);
       write_back(eb);
       eb.CreateStore(host_ptr(eb, exits), at_offset(eb, off.last_exit));
-      eb.CreateRet(total);
+      eb.CreateRet(boundary_after(k) ? eb.CreateOr(total, eb.getInt64(kAtBoundary)) : total);
+    };
+    // After instruction i, a block boundary inside the block: where a run that ends at a block boundary and
+    // has used up its budget leaves (never where it ends at the budget: then `limit` covers the block).
+    auto leave_if_budget_used = [&](unsigned i) {
+      const uint64_t next = req.key.va + 4ull * (i + 1);
+      auto* leave = llvm::BasicBlock::Create(*ctx, "budget_used", f);
+      auto* cont = llvm::BasicBlock::Create(*ctx, "budget_left", f);
+      b.CreateCondBr(b.CreateICmpSLE(limit, b.getInt64(i + 1)), leave, cont);
+      llvm::IRBuilder<> lb(leave);
+      write_back(lb);
+      store64(lb, pc_off, lb.getInt64(next));
+      store64(lb, npc, lb.getInt64(next));
+      uncount_from(lb, lb.getInt64(i + 1));
+      lb.CreateRet(lb.CreateOr(lb.CreateAdd(done, lb.getInt64(i + 1)), lb.getInt64(kAtBoundary)));
+      b.SetInsertPoint(cont);
     };
     bool ended = false;
     for (unsigned i = 0; i < n && !ended; ++i) {
@@ -986,6 +1014,7 @@ struct JitEngine::Impl {
         store64(tb, pc_off, target);
         chain(tb, target, i + 1, Targets::One);
         b.SetInsertPoint(stay);
+        leave_if_budget_used(i);
         continue;
       }
       if (branch) {
@@ -1013,10 +1042,12 @@ struct JitEngine::Impl {
           store64(lb, pc_off, lb.getInt64(pc + 4));
           store64(lb, npc, lb.getInt64(pc + 4));
           uncount_from(lb, lb.getInt64(i + 1));
-          lb.CreateRet(lb.CreateAdd(done, lb.getInt64(i + 1)));
+          llvm::Value* total = lb.CreateAdd(done, lb.getInt64(i + 1));
+          lb.CreateRet(boundary_after(i + 1) ? lb.CreateOr(total, lb.getInt64(kAtBoundary)) : total);
         }
         b.SetInsertPoint(cont);
       }
+      if (i + 1 < n && boundary_after(i + 1)) leave_if_budget_used(i);
     }
     if (!ended) {
       uint64_t end = req.key.va + 4ull * n;
@@ -1025,10 +1056,11 @@ struct JitEngine::Impl {
       chain(b, b.getInt64(end), n, Targets::One);
     }
     {
-      // Declined (at the first iteration or after jumping back to the start): what the loop wrote so far.
+      // Declined (at the first iteration or after jumping back to the start): what the loop wrote so far. A
+      // block is entered at a block boundary (see chain).
       llvm::IRBuilder<> db(decline);
       write_back(db);
-      db.CreateRet(done);
+      db.CreateRet(db.CreateOr(done, db.getInt64(kAtBoundary)));
     }
     for (llvm::BasicBlock* wb : write_backs) {
       llvm::IRBuilder<> wbb(wb->getTerminator());
@@ -1560,9 +1592,11 @@ void JitEngine::add_core(Core& core) {
   im.off.block_done = static_cast<size_t>(reinterpret_cast<char*>(&core.block_done_) - base);
   im.off.last_exit = static_cast<size_t>(reinterpret_cast<char*>(&core.last_exit_) - base);
   im.off.fp_trap = static_cast<size_t>(reinterpret_cast<char*>(&core.fp_trap_) - base);
+  im.off.run_to_boundary = static_cast<size_t>(reinterpret_cast<char*>(&core.run_to_boundary_) - base);
   if (core.insn_counts) count_instructions();
   static_assert(sizeof(core.attention_) == 4 && sizeof(core.access_el_) == 4 && sizeof(core.cur_insn) == 4 &&
-                sizeof(core.sp_check_) == 1 && sizeof(core.fp_trap_) == 1 && sizeof(core.retired) == 8);
+                sizeof(core.sp_check_) == 1 && sizeof(core.fp_trap_) == 1 && sizeof(core.run_to_boundary_) == 1 &&
+                sizeof(core.retired) == 8);
 }
 
 // The block at core.PC if the fetch TLB maps it to RAM (or any memory, in user mode) and a translation
@@ -1619,7 +1653,8 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
   return nullptr;
 }
 
-bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint32_t& retired, bool& faulted) {
+bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint32_t& retired, bool& faulted,
+                        bool& at_boundary) {
   auto& im = *impl_;
   im.stats.insns_interpreted += c.retired - c.jit_retired_mark_;
   c.jit_retired_mark_ = c.retired;
@@ -1639,9 +1674,10 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   im.remember_jump(*b);
   // Blocks follow one another while nothing the run loop checks between instructions has changed: the
   // attention flags are as they were (EL, DAIF, the power state and the FP trap cannot change inside blocks:
-  // the instructions that change them are interpreted), and the budget covers the next block. A block's end
-  // jumps to the next block itself through its exit slots once this loop has linked them; the loop handles
-  // the ends it has not linked yet. (`retired` is 32 bits wide: a chain stops after 2^31 instructions.)
+  // the instructions that change them are interpreted), and the budget is not used up (with a run that ends
+  // at its budget, the next block declines unless the budget covers it). A block's end jumps to the next
+  // block itself through its exit slots once this loop has linked them; the loop handles the ends it has
+  // not linked yet. (`retired` is 32 bits wide: a chain stops after 2^31 instructions.)
   budget_left = std::min<uint64_t>(budget_left, 1ull << 31);
   uint64_t total = 0;
   c.in_block_ = true;
@@ -1649,7 +1685,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     c.last_exit_ = nullptr;
     const uint64_t before = total;
     uint64_t r = im.enter(b->fn, &c, attention, budget_left - total, total);
-    total = r & ~kFaulted;
+    total = r & ~(kFaulted | kAtBoundary);
     ++im.stats.blocks_run;
     if (r & kFaulted) {
       faulted = true;
@@ -1657,7 +1693,8 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     }
     // A block longer than the budget left declines; the interpreter runs to the budget's end.
     if (total == before) break;
-    if (total == budget_left || c.attention_.load(std::memory_order_relaxed) != attention) break;
+    at_boundary = (r & kAtBoundary) != 0;
+    if (total >= budget_left || c.attention_.load(std::memory_order_relaxed) != attention) break;
     auto* exits = static_cast<ExitSlot*>(c.last_exit_);
     b = im.lookup(c, !im.sync);
     if (!b || !b->fn || (b->fp && c.fp_trap_)) break;

@@ -62,10 +62,13 @@ public:
   void add_core(Core& core);
 
   // Called by the run loop at a block start, outside any translated code. Runs the block at core.PC (and
-  // those that follow it) for at most `budget_left` instructions if there is one; returns false (nothing ran)
-  // otherwise. `retired` is the number of instructions completed; `faulted` says the next instruction raised
-  // an exception (EXC set, PC at it).
-  bool try_run(Core& core, uint64_t budget_left, uint32_t attention, uint32_t& retired, bool& faulted);
+  // those that follow it) for at most `budget_left` instructions (or on to the next block boundary past it,
+  // when the run ends at one: Core::RunEnd) if there is one; returns false (nothing ran) otherwise.
+  // `retired` is the number of instructions completed; `faulted` says the next instruction raised an
+  // exception (EXC set, PC at it); `at_boundary` whether the last block left at a block boundary
+  // (ends_block of its last instruction, or a region start) rather than inside a block.
+  bool try_run(Core& core, uint64_t budget_left, uint32_t attention, uint32_t& retired, bool& faulted,
+               bool& at_boundary);
 
   // Whether the physical page holds (or is being compiled into) translated code.
   bool is_code_page(uint64_t pa_page) const;

@@ -10,7 +10,9 @@ namespace vplat {
 
 namespace {
 // Instructions a core runs before the next one gets its turn. Small enough that a core spinning on a lock
-// soon lets the holder run; large enough that switching costs little.
+// soon lets the holder run; large enough that switching costs little. A turn goes on to the next block
+// boundary past it (at most 64 more), so that the next turn starts with a translated block instead of
+// interpreting the rest of the one the quantum ended in.
 constexpr uint64_t kQuantum = 2000;
 // The RTC starts at a fixed time so that runs repeat exactly (2026-01-01 00:00:00 UTC).
 constexpr uint32_t kRtcEpoch = 1767225600;
@@ -322,7 +324,7 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
     waiting_[i] = false;
     gic_->set_current_cpu(static_cast<int>(i));
     clock_.begin_quantum(&retired_by, &c);
-    cpu::RunResult r = c.run(kQuantum);
+    cpu::RunResult r = c.run(kQuantum, cpu::Core::RunEnd::AtBlockBoundary);
     clock_.end_quantum();
     instructions_ += r.retired;
     longest = std::max(longest, r.retired);

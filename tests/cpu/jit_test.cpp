@@ -99,15 +99,16 @@ struct Step {
   }
 };
 
-// Budgets of different sizes, so that blocks often do not fit and the tail of a quantum is interpreted.
-std::vector<Step> trace(Engine e, uint64_t& total) {
+// Budgets of different sizes, so that blocks often do not fit and the tail of a quantum is interpreted (or,
+// with runs that end at a block boundary, a block runs past the budget).
+std::vector<Step> trace(Engine e, uint64_t& total, Core::RunEnd end = Core::RunEnd::AtBudget) {
   Machine m(e);
   m.start("jit_irq");
   std::vector<Step> steps;
   const uint64_t budgets[] = {2000, 17, 333, 1, 64, 1000, 5};
   total = 0;
   for (unsigned i = 0; i < 2000; ++i) {
-    RunResult r = m.core.run(budgets[i % 7]);
+    RunResult r = m.core.run(budgets[i % 7], end);
     total += r.retired;
     uint64_t sum = 0;
     for (unsigned w = 0; w < 64; ++w) sum = sum * 31 + m.mem.r64(0x300000 + 8 * w);
@@ -240,6 +241,68 @@ TEST(Jit, SameRetiredInstructionsInEveryEngine) {
       ASSERT_TRUE(got[i] == want[i]) << "retired " << got[i].retired << " vs " << want[i].retired << ", pc 0x"
                                      << std::hex << got[i].pc << " vs 0x" << want[i].pc;
     }
+  }
+}
+
+// A run that ends at a block boundary ends at the same instruction in every engine, never more than a region
+// (64 instructions) past its budget, and past it at least sometimes with these budgets.
+TEST(Jit, RunsEndingAtABlockBoundaryEndAtTheSameInstructionInEveryEngine) {
+  uint64_t total_interp = 0, total = 0;
+  std::vector<Step> want = trace(Engine::Interp, total_interp, Core::RunEnd::AtBlockBoundary);
+  ASSERT_EQ(want.back().exit, Exit::Off);
+  const uint64_t budgets[] = {2000, 17, 333, 1, 64, 1000, 5};
+  unsigned past = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_LE(want[i].retired, budgets[i % 7] + 64) << i;
+    past += want[i].retired > budgets[i % 7];
+  }
+  EXPECT_GT(past, want.size() / 4);
+  for (Engine e : {Engine::Jit, Engine::Auto}) {
+    SCOPED_TRACE(engine_name(e));
+    std::vector<Step> got = trace(e, total, Core::RunEnd::AtBlockBoundary);
+    EXPECT_EQ(total, total_interp);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      SCOPED_TRACE(i);
+      ASSERT_TRUE(got[i] == want[i]) << "retired " << got[i].retired << " vs " << want[i].retired << ", pc 0x"
+                                     << std::hex << got[i].pc << " vs 0x" << want[i].pc;
+    }
+  }
+}
+
+// The block boundaries of programs/jit_run_end.s, counted by hand: a region start (instruction 64), a
+// conditional branch not taken in the middle of a block (71), an unconditional branch (73).
+TEST(Jit, ARunEndingAtABlockBoundaryStopsAtTheFirstOnePastItsBudget) {
+  constexpr auto kBoundary = Core::RunEnd::AtBlockBoundary;
+  for (Engine e : {Engine::Interp, Engine::Jit}) {
+    SCOPED_TRACE(engine_name(e));
+    {
+      Machine m(e);
+      m.start("jit_run_end");
+      RunResult r = m.core.run(10);
+      EXPECT_EQ(r.retired, 10u);
+      EXPECT_EQ(m.core.PC, kLoad + 4 * 10);
+    }
+    Machine m(e);
+    m.start("jit_run_end");
+    RunResult r = m.core.run(10, kBoundary);
+    EXPECT_EQ(r.exit, Exit::Budget);
+    EXPECT_EQ(r.retired, 64u);
+    EXPECT_EQ(m.core.PC, kLoad + 4 * 64);
+    r = m.core.run(1, kBoundary);
+    EXPECT_EQ(r.retired, 8u);
+    EXPECT_EQ(m.core.PC, kLoad + 4 * 72);
+    r = m.core.run(1, kBoundary);
+    EXPECT_EQ(r.retired, 2u);
+    EXPECT_EQ(m.core.PC, kLoad + 4 * 74);
+    r = m.core.run(100, kBoundary);
+    EXPECT_EQ(r.exit, Exit::Off);
+    EXPECT_EQ(m.core.X[1], 2u);
+    // A budget that ends at a boundary ends there.
+    Machine again(e);
+    again.start("jit_run_end");
+    EXPECT_EQ(again.core.run(64, kBoundary).retired, 64u);
+    EXPECT_EQ(again.core.run(8, kBoundary).retired, 8u);
   }
 }
 
