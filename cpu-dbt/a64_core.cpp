@@ -179,7 +179,8 @@ void Core::write_sctlr(uint64_t v) {
   constexpr uint64_t kWritable =
       0x1f | 1u << 9 | 1u << 12 | 1u << 14 | 1u << 15 | 1u << 16 | 1u << 18 | 1u << 19 | 1u << 26;
   uint64_t nv = (v & kWritable) | 0x30D00800;
-  if ((nv ^ sys.sctlr) & (1 | 1u << 19)) flush_tlb(); // M or WXN change what translations mean
+  // M and WXN change what translations mean; A sends every data access to the slow path (TlbEntry).
+  if ((nv ^ sys.sctlr) & (1 | 2 | 1u << 19)) flush_tlb();
   sys.sctlr = nv;
   update_cached();
 }
@@ -335,11 +336,12 @@ bool Core::translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entr
   uint64_t page = va & ~0xfffull;
   const bool fetch = kind == Access::Fetch;
   TlbEntry& e = (fetch ? itlb_ : tlb_)[el][(va >> 12) & (kTlbSize - 1)];
-  e.read = !fetch && permits(t, Access::Read, el) ? page : ~0ull;
-  e.write = !fetch && permits(t, Access::Write, el) ? page : ~0ull;
-  e.fetch = fetch && permits(t, Access::Fetch, el) ? page : ~0ull;
   e.pa = t.pa & ~0xfffull;
   e.host = mem.ram_pointer(e.pa);
+  const uint64_t data_page = page | (e.host && !align_mask_ ? 0 : TlbEntry::kSlowPath);
+  e.read = !fetch && permits(t, Access::Read, el) ? data_page : ~0ull;
+  e.write = !fetch && permits(t, Access::Write, el) ? data_page : ~0ull;
+  e.fetch = fetch && permits(t, Access::Fetch, el) ? page : ~0ull;
   // Stores to translated code take the slow path, which drops the translations (page_write).
   if (jit_ && jit_->is_code_page(e.pa)) e.write = ~0ull;
   entry = &e;
@@ -348,7 +350,7 @@ bool Core::translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entr
 
 namespace {
 inline Core::TlbEntry* hit(Core::TlbEntry& e, uint64_t Core::TlbEntry::*tag, uint64_t va) {
-  return e.*tag == (va & ~0xfffull) ? &e : nullptr;
+  return (e.*tag & ~Core::TlbEntry::kSlowPath) == (va & ~0xfffull) ? &e : nullptr;
 }
 } // namespace
 
@@ -520,7 +522,7 @@ void Core::make_decode_cache() {
 // After a load-exclusive: record the physical address it marked (its TLB entry was just filled).
 void Core::note_exclusive_load() {
   auto& slot = tlb_[el_][(EXCL_ADDR >> 12) & (kTlbSize - 1)];
-  if (slot.read == (EXCL_ADDR & ~0xfffull))
+  if ((slot.read & ~TlbEntry::kSlowPath) == (EXCL_ADDR & ~0xfffull))
     excl_pa = slot.pa | (EXCL_ADDR & 0xfff);
   else
     excl_pa = EXCL_ADDR;

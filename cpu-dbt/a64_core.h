@@ -250,9 +250,13 @@ public:
 
   // ---- Used by the helpers (a64_helpers.cpp, a64_system_helpers.cpp); not an interface.
   struct TlbEntry {
-    uint64_t read = ~0ull, write = ~0ull, fetch = ~0ull; // VA page (bits 63:12) if that access hits, else ~0
-    uint8_t* host = nullptr;                             // RAM page, or nullptr: device page
-    uint64_t pa = 0;                                     // physical page
+    // The VA page (bits 63:12) if that access hits, else ~0. A data access that hits but must not take the
+    // fast paths (an access to a device page, or any access while SCTLR_EL1.A checks alignment) has
+    // kSlowPath set in its tag too, so that the fast paths need only the tag compare.
+    uint64_t read = ~0ull, write = ~0ull, fetch = ~0ull;
+    uint8_t* host = nullptr; // RAM page, or nullptr: device page
+    uint64_t pa = 0;         // physical page
+    static constexpr uint64_t kSlowPath = 1;
   };
   static constexpr unsigned kTlbSize = 512;
   // Per translation EL (0, 1), entries hold the permissions of that EL. Data accesses and instruction fetches

@@ -1,7 +1,8 @@
 // Runtime helpers declared `extern` in archdesc/aarch64/base.adl: memory and exceptions.
-// Data accesses hit the soft TLB inline: a tag compare for the access kind at the current EL, the page
-// bounds and alignment checks, then a memcpy from host RAM. Everything else (misses, device pages,
-// page-crossing or misaligned-with-SCTLR.A accesses) goes to Core::read_slow/write_slow.
+// Data accesses hit the soft TLB inline: a tag compare for the access kind at the current EL (a tag that
+// matches is a RAM page without SCTLR.A alignment checking: Core::TlbEntry), the page bounds check, then a
+// memcpy from host RAM. Everything else (misses, device pages, page-crossing accesses, any access while
+// SCTLR.A is set) goes to Core::read_slow/write_slow.
 #include "aarch64_helpers.h"
 #include "cpu-dbt/a64_core.h"
 #include <cstdio>
@@ -34,7 +35,7 @@ inline void store_host(uint8_t* p, uint64_t size, uint64_t v) {
 uint64_t mem_read(State& s, uint64_t addr, uint64_t size) {
   auto& c = core_of(s);
   const auto& e = c.tlb_[c.access_el_][(addr >> 12) & (Core::kTlbSize - 1)];
-  if (e.read == (addr & ~0xfffull) && e.host && (addr & 0xfff) + size <= 0x1000 && !(addr & (size - 1) & c.align_mask_))
+  if (e.read == (addr & ~0xfffull) && (addr & 0xfff) + size <= 0x1000)
     return load_host(e.host + (addr & 0xfff), size);
   return c.read_slow(addr, static_cast<unsigned>(size));
 }
@@ -42,8 +43,7 @@ uint64_t mem_read(State& s, uint64_t addr, uint64_t size) {
 void mem_write(State& s, uint64_t addr, uint64_t size, uint64_t value) {
   auto& c = core_of(s);
   const auto& e = c.tlb_[c.access_el_][(addr >> 12) & (Core::kTlbSize - 1)];
-  if (e.write == (addr & ~0xfffull) && e.host && (addr & 0xfff) + size <= 0x1000 &&
-      !(addr & (size - 1) & c.align_mask_)) {
+  if (e.write == (addr & ~0xfffull) && (addr & 0xfff) + size <= 0x1000) {
     if (*c.monitors_active_) c.group->store_to(c, e.pa | (addr & 0xfff), size);
     store_host(e.host + (addr & 0xfff), size, value);
     return;

@@ -292,7 +292,7 @@ struct Result {
 
 // Offsets (from the State base of a Core) of the Core members translated code touches.
 struct CoreOffsets {
-  size_t attention, access_el, cur_insn, sp_check, tlb, itlb, align_mask, monitors, block_runs;
+  size_t attention, access_el, cur_insn, sp_check, tlb, itlb, monitors, block_runs;
   size_t retired, block_done, last_exit, fp_trap, run_to_boundary;
 };
 
@@ -1074,8 +1074,9 @@ struct JitEngine::Impl {
   }
 
   // The soft-TLB fast path of mem_read/mem_write (a64_helpers.cpp) in IR, for accesses of a constant size:
-  // a tag compare in the TLB bank of the access EL, a RAM page, no page crossing, no SCTLR.A alignment fault,
-  // and for stores no exclusive monitor to update. Everything else calls the helper, as the interpreter does.
+  // a tag compare in the TLB bank of the access EL (a hit is a RAM page without SCTLR.A alignment checking:
+  // Core::TlbEntry), no page crossing, and for stores no exclusive monitor to update. Everything else calls
+  // the helper, as the interpreter does.
   bool inline_memory(vplat::adljit::Ctx& c, void* fn, const std::vector<llvm::Value*>& args, unsigned el,
                      llvm::Value*& result) {
     const bool read = fn == reinterpret_cast<void*>(&g::mem_read);
@@ -1095,19 +1096,11 @@ struct JitEngine::Impl {
                                      b.CreateMul(index, c.k64(sizeof(Core::TlbEntry))));
     const size_t tag_off = read ? offsetof(Core::TlbEntry, read) : offsetof(Core::TlbEntry, write);
     llvm::Value* tag = b.CreateLoad(c.i64, b.CreateConstInBoundsGEP1_64(i8, entry, tag_off));
-    llvm::Value* host =
-        b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host)));
     // The tag compare with the page of the access's last byte also rejects page-crossing accesses: a tag at
     // this index never holds the next page.
     llvm::Value* last_page =
         size > 1 ? b.CreateAnd(b.CreateAdd(addr, c.k64(size - 1)), c.k64(~0xfffull)) : page;
-    llvm::Value* ok =
-        b.CreateAnd(b.CreateICmpEQ(tag, last_page),
-                    b.CreateICmpNE(host, llvm::ConstantPointerNull::get(llvm::PointerType::get(c.ctx, 0))));
-    if (size > 1) {
-      llvm::Value* mask = b.CreateLoad(c.i64, b.CreateConstInBoundsGEP1_64(i8, s, off.align_mask));
-      ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateAnd(b.CreateAnd(addr, c.k64(size - 1)), mask), c.k64(0)));
-    }
+    llvm::Value* ok = b.CreateICmpEQ(tag, last_page);
     if (!read) {
       llvm::Value* mon_ptr = b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, s, off.monitors));
       ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateLoad(i8, mon_ptr), b.getInt8(0)));
@@ -1118,6 +1111,8 @@ struct JitEngine::Impl {
     auto* join = llvm::BasicBlock::Create(c.ctx, "mem.done", f);
     b.CreateCondBr(ok, fast, slow);
     b.SetInsertPoint(fast);
+    llvm::Value* host =
+        b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host)));
     llvm::Type* vt = b.getIntNTy(static_cast<unsigned>(8 * size));
     llvm::Value* p = b.CreateGEP(i8, host, offset);
     llvm::Value* fast_value = nullptr;
@@ -1152,7 +1147,8 @@ struct JitEngine::Impl {
   static void note_exclusive_load(g::State& s) {
     Core& c = core_of(s);
     const Core::TlbEntry& e = c.tlb_[c.el()][(c.EXCL_ADDR >> 12) & (Core::kTlbSize - 1)];
-    c.excl_pa = e.read == (c.EXCL_ADDR & ~0xfffull) ? e.pa | (c.EXCL_ADDR & 0xfff) : c.EXCL_ADDR;
+    c.excl_pa = (e.read & ~Core::TlbEntry::kSlowPath) == (c.EXCL_ADDR & ~0xfffull) ? e.pa | (c.EXCL_ADDR & 0xfff)
+                                                                                  : c.EXCL_ADDR;
     if (c.group) *c.monitors_active_ = true;
   }
 
@@ -1585,7 +1581,6 @@ void JitEngine::add_core(Core& core) {
   im.off.sp_check = static_cast<size_t>(reinterpret_cast<char*>(&core.sp_check_) - base);
   im.off.tlb = static_cast<size_t>(reinterpret_cast<char*>(&core.tlb_) - base);
   im.off.itlb = static_cast<size_t>(reinterpret_cast<char*>(&core.itlb_) - base);
-  im.off.align_mask = static_cast<size_t>(reinterpret_cast<char*>(&core.align_mask_) - base);
   im.off.monitors = static_cast<size_t>(reinterpret_cast<char*>(&core.monitors_active_) - base);
   im.off.block_runs = static_cast<size_t>(reinterpret_cast<char*>(&core.block_runs_) - base);
   im.off.retired = static_cast<size_t>(reinterpret_cast<char*>(&core.retired) - base);

@@ -158,6 +158,23 @@ TEST(System, SynchronousExceptionsAtEl1) {
   EXPECT_EQ(m.core.el(), 1u);
 }
 
+TEST(System, AlignmentCheckingAppliesToPagesAlreadyInTheTlb) {
+  Machine m;
+  m.start("align_after_fill");
+  m.mem.w64(0x300000, 0x8877665544332211);
+  auto r = m.run();
+  ASSERT_EQ(r.exit, Exit::Off);
+  ASSERT_EQ(m.records(), 2u);
+  // Data abort from the current EL (EC 0x25), IL, DFSC 0x21 alignment; WnR (bit 6) for the store.
+  EXPECT_EQ(m.rec(0).esr, 0x96000021u);
+  EXPECT_EQ(m.rec(0).far, 0x300002u);
+  EXPECT_EQ(m.rec(1).esr, 0x96000061u);
+  EXPECT_EQ(m.rec(1).far, 0x300006u);
+  // The first store wrote bytes 2-5 (0x66554433) to bytes 6-9; the faulting one (of zero) wrote nothing.
+  EXPECT_EQ(m.core.X[1], 0x44336655u);
+  EXPECT_EQ(m.core.X[2], 0x66554433u);
+}
+
 TEST(System, SvcAndTrapsFromEl0) {
   Machine m;
   m.start("svc_el0");
