@@ -201,10 +201,15 @@ TranslationRegs Core::translation_regs() const {
 }
 
 void Core::flush_tlb() {
-  for (auto& bank : tlb_)
-    for (auto& e : bank) e = TlbEntry{};
-  for (auto& bank : itlb_)
-    for (auto& e : bank) e = TlbEntry{};
+  if (filled_count_ <= kFilledListed) {
+    for (size_t i = 0; i < filled_count_; ++i) *filled_[i] = TlbEntry{};
+  } else {
+    for (auto& bank : tlb_)
+      for (auto& e : bank) e = TlbEntry{};
+    for (auto& bank : itlb_)
+      for (auto& e : bank) e = TlbEntry{};
+  }
+  filled_count_ = 0;
   fetch_page_ = ~0ull;
 }
 
@@ -336,6 +341,8 @@ bool Core::translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entr
   uint64_t page = va & ~0xfffull;
   const bool fetch = kind == Access::Fetch;
   TlbEntry& e = (fetch ? itlb_ : tlb_)[el][(va >> 12) & (kTlbSize - 1)];
+  if (filled_count_ < kFilledListed) filled_[filled_count_] = &e;
+  if (filled_count_ <= kFilledListed) ++filled_count_;
   e.pa = t.pa & ~0xfffull;
   e.host = mem.ram_pointer(e.pa);
   const uint64_t data_page = page | (e.host && !align_mask_ ? 0 : TlbEntry::kSlowPath);
@@ -578,7 +585,7 @@ RunResult Core::run(uint64_t budget, RunEnd end) {
         left -= k;
         block_start = at_boundary;
         if (faulted) goto fault; // taken even where the block used up the budget
-        ++left; // the loop counts one
+        ++left;                  // the loop counts one
         continue;
       }
     }

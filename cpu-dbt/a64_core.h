@@ -268,6 +268,12 @@ public:
   // the fetch TLB maps. `tlb_` entries never permit fetches and `itlb_` entries only permit fetches.
   TlbEntry tlb_[2][kTlbSize];
   TlbEntry itlb_[2][kTlbSize];
+  // The entries filled since the last flush, while they are few: a flush clears only those. (Every TLBI
+  // flushes the whole TLB, and a boot issues tens of thousands; clearing all 8192 entries each time cost
+  // seconds.)
+  static constexpr size_t kFilledListed = 256;
+  TlbEntry* filled_[kFilledListed];
+  size_t filled_count_ = kFilledListed + 1; // more than listed: clear everything
   unsigned access_el_ = 1;  // EL whose permissions data accesses use (0 for LDTR/STTR at EL1)
   uint64_t align_mask_ = 0; // ~0 if SCTLR_EL1.A checks alignment, else 0
   bool* monitors_active_;   // the group's flag, or a false one

@@ -719,7 +719,8 @@ struct JitEngine::Impl {
       auto* short_budget = llvm::BasicBlock::Create(*ctx, "short_budget", f);
       if (has_fp) {
         auto* fp_ok = llvm::BasicBlock::Create(*ctx, "fp_ok", f);
-        b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.fp_trap)), b.getInt8(0)), decline, fp_ok);
+        b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.fp_trap)), b.getInt8(0)), decline,
+                       fp_ok);
         b.SetInsertPoint(fp_ok);
       }
       b.CreateCondBr(b.CreateICmpULT(limit, b.getInt64(n)), short_budget, body);
@@ -1155,8 +1156,9 @@ struct JitEngine::Impl {
   static void note_exclusive_load(g::State& s) {
     Core& c = core_of(s);
     const Core::TlbEntry& e = c.tlb_[c.el()][(c.EXCL_ADDR >> 12) & (Core::kTlbSize - 1)];
-    c.excl_pa = (e.read & ~Core::TlbEntry::kSlowPath) == (c.EXCL_ADDR & ~0xfffull) ? e.pa | (c.EXCL_ADDR & 0xfff)
-                                                                                  : c.EXCL_ADDR;
+    c.excl_pa = (e.read & ~Core::TlbEntry::kSlowPath) == (c.EXCL_ADDR & ~0xfffull)
+                    ? e.pa | (c.EXCL_ADDR & 0xfff)
+                    : c.EXCL_ADDR;
     if (c.group) *c.monitors_active_ = true;
   }
 
@@ -1598,8 +1600,8 @@ void JitEngine::add_core(Core& core) {
   im.off.run_to_boundary = static_cast<size_t>(reinterpret_cast<char*>(&core.run_to_boundary_) - base);
   if (core.insn_counts) count_instructions();
   static_assert(sizeof(core.attention_) == 4 && sizeof(core.access_el_) == 4 && sizeof(core.cur_insn) == 4 &&
-                sizeof(core.sp_check_) == 1 && sizeof(core.fp_trap_) == 1 && sizeof(core.run_to_boundary_) == 1 &&
-                sizeof(core.retired) == 8);
+                sizeof(core.sp_check_) == 1 && sizeof(core.fp_trap_) == 1 &&
+                sizeof(core.run_to_boundary_) == 1 && sizeof(core.retired) == 8);
 }
 
 // The block at core.PC if the fetch TLB maps it to RAM (or any memory, in user mode) and a translation

@@ -324,8 +324,7 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
     waiting_[i] = false;
     gic_->set_current_cpu(static_cast<int>(i));
     clock_.begin_quantum(&retired_by, &c);
-    static const bool exact_quanta = getenv("VPLAT_EXACT_QUANTA") != nullptr;
-    cpu::RunResult r = c.run(kQuantum, exact_quanta ? cpu::Core::RunEnd::AtBudget : cpu::Core::RunEnd::AtBlockBoundary);
+    cpu::RunResult r = c.run(kQuantum, cpu::Core::RunEnd::AtBlockBoundary);
     clock_.end_quantum();
     instructions_ += r.retired;
     longest = std::max(longest, r.retired);
