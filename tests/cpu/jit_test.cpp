@@ -101,14 +101,16 @@ struct Step {
 
 // Budgets of different sizes, so that blocks often do not fit and the tail of a quantum is interpreted (or,
 // with runs that end at a block boundary, a block runs past the budget).
+constexpr uint64_t kBudgets[] = {2000, 17, 333, 1, 64, 1000, 5};
+constexpr size_t kNumBudgets = sizeof kBudgets / sizeof kBudgets[0];
+
 std::vector<Step> trace(Engine e, uint64_t& total, Core::RunEnd end = Core::RunEnd::AtBudget) {
   Machine m(e);
   m.start("jit_irq");
   std::vector<Step> steps;
-  const uint64_t budgets[] = {2000, 17, 333, 1, 64, 1000, 5};
   total = 0;
   for (unsigned i = 0; i < 2000; ++i) {
-    RunResult r = m.core.run(budgets[i % 7], end);
+    RunResult r = m.core.run(kBudgets[i % kNumBudgets], end);
     total += r.retired;
     uint64_t sum = 0;
     for (unsigned w = 0; w < 64; ++w) sum = sum * 31 + m.mem.r64(0x300000 + 8 * w);
@@ -227,13 +229,13 @@ TEST(Jit, IndirectBranchesReachTheCodeMappedNow) {
   }
 }
 
-TEST(Jit, SameRetiredInstructionsInEveryEngine) {
-  uint64_t total_interp = 0, total = 0;
-  std::vector<Step> want = trace(Engine::Interp, total_interp);
-  ASSERT_EQ(want.back().exit, Exit::Off);
-  for (Engine e : {Engine::Jit, Engine::Auto, Engine::Auto}) {
+// The steps of trace() in each of `engines` are those of the interpreter, `want`.
+static void expect_steps_of_the_interpreter(const std::vector<Step>& want, uint64_t total_interp,
+                                            std::initializer_list<Engine> engines, Core::RunEnd end) {
+  for (Engine e : engines) {
     SCOPED_TRACE(engine_name(e));
-    std::vector<Step> got = trace(e, total);
+    uint64_t total = 0;
+    std::vector<Step> got = trace(e, total, end);
     EXPECT_EQ(total, total_interp);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) {
@@ -244,30 +246,28 @@ TEST(Jit, SameRetiredInstructionsInEveryEngine) {
   }
 }
 
+TEST(Jit, SameRetiredInstructionsInEveryEngine) {
+  uint64_t total_interp = 0;
+  std::vector<Step> want = trace(Engine::Interp, total_interp);
+  ASSERT_EQ(want.back().exit, Exit::Off);
+  expect_steps_of_the_interpreter(want, total_interp, {Engine::Jit, Engine::Auto, Engine::Auto},
+                                  Core::RunEnd::AtBudget);
+}
+
 // A run that ends at a block boundary ends at the same instruction in every engine, never more than a region
 // (64 instructions) past its budget, and past it at least sometimes with these budgets.
 TEST(Jit, RunsEndingAtABlockBoundaryEndAtTheSameInstructionInEveryEngine) {
-  uint64_t total_interp = 0, total = 0;
+  uint64_t total_interp = 0;
   std::vector<Step> want = trace(Engine::Interp, total_interp, Core::RunEnd::AtBlockBoundary);
   ASSERT_EQ(want.back().exit, Exit::Off);
-  const uint64_t budgets[] = {2000, 17, 333, 1, 64, 1000, 5};
   unsigned past = 0;
   for (size_t i = 0; i < want.size(); ++i) {
-    EXPECT_LE(want[i].retired, budgets[i % 7] + 64) << i;
-    past += want[i].retired > budgets[i % 7];
+    EXPECT_LE(want[i].retired, kBudgets[i % kNumBudgets] + 64) << i;
+    past += want[i].retired > kBudgets[i % kNumBudgets];
   }
   EXPECT_GT(past, want.size() / 4);
-  for (Engine e : {Engine::Jit, Engine::Auto}) {
-    SCOPED_TRACE(engine_name(e));
-    std::vector<Step> got = trace(e, total, Core::RunEnd::AtBlockBoundary);
-    EXPECT_EQ(total, total_interp);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < want.size(); ++i) {
-      SCOPED_TRACE(i);
-      ASSERT_TRUE(got[i] == want[i]) << "retired " << got[i].retired << " vs " << want[i].retired << ", pc 0x"
-                                     << std::hex << got[i].pc << " vs 0x" << want[i].pc;
-    }
-  }
+  expect_steps_of_the_interpreter(want, total_interp, {Engine::Jit, Engine::Auto},
+                                  Core::RunEnd::AtBlockBoundary);
 }
 
 // The block boundaries of programs/jit_run_end.s, counted by hand: a region start (instruction 64), a
@@ -322,9 +322,8 @@ Histogram count_jit_stats(Engine e) {
   std::vector<uint64_t> counts(isa::kNumInsns);
   m.core.set_insn_counts(counts.data());
   m.start("jit_stats");
-  const uint64_t budgets[] = {2000, 17, 333, 1, 64, 1000, 5};
   for (unsigned i = 0; i < 100000; ++i)
-    if (m.core.run(budgets[i % 7]).exit == Exit::Off) break;
+    if (m.core.run(kBudgets[i % kNumBudgets]).exit == Exit::Off) break;
   m.core.flush_insn_counts();
   Histogram h;
   h.retired = m.core.retired;
