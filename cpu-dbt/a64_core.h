@@ -268,9 +268,8 @@ public:
   // the fetch TLB maps. `tlb_` entries never permit fetches and `itlb_` entries only permit fetches.
   TlbEntry tlb_[2][kTlbSize];
   TlbEntry itlb_[2][kTlbSize];
-  // The entries filled since the last flush, while they are few: a flush clears only those. (Every TLBI
-  // flushes the whole TLB, and a boot issues tens of thousands; clearing all 8192 entries each time cost
-  // seconds.)
+  // The entries filled since the last flush, while they are few: a flush clears only those rather than all
+  // 8192 (320 KiB); every TLBI flushes the whole TLB, as do TTBR/TCR writes.
   static constexpr size_t kFilledListed = 256;
   TlbEntry* filled_[kFilledListed];
   size_t filled_count_ = kFilledListed + 1; // more than listed: clear everything
