@@ -929,20 +929,25 @@ struct JitEngine::Impl {
       eb.CreateStore(host_ptr(eb, exits), at_offset(eb, off.last_exit));
       eb.CreateRet(boundary_after(k) ? eb.CreateOr(total, eb.getInt64(kAtBoundary)) : total);
     };
-    // After instruction i, a block boundary inside the block: where a run that ends at a block boundary and
-    // has used up its budget leaves (never where it ends at the budget: then `limit` covers the block).
-    auto leave_if_budget_used = [&](unsigned i) {
+    // Returns to the run loop after instruction i (not the last) when `cond` holds, at the next instruction.
+    auto leave_after_if = [&](unsigned i, llvm::Value* cond, const char* why) {
       const uint64_t next = req.key.va + 4ull * (i + 1);
-      auto* leave = llvm::BasicBlock::Create(*ctx, "budget_used", f);
-      auto* cont = llvm::BasicBlock::Create(*ctx, "budget_left", f);
-      b.CreateCondBr(b.CreateICmpSLE(limit, b.getInt64(i + 1)), leave, cont);
+      auto* leave = llvm::BasicBlock::Create(*ctx, why, f);
+      auto* cont = llvm::BasicBlock::Create(*ctx, "next", f);
+      b.CreateCondBr(cond, leave, cont);
       llvm::IRBuilder<> lb(leave);
       write_back(lb);
       store64(lb, pc_off, lb.getInt64(next));
       store64(lb, npc, lb.getInt64(next));
       uncount_from(lb, lb.getInt64(i + 1));
-      lb.CreateRet(lb.CreateOr(lb.CreateAdd(done, lb.getInt64(i + 1)), lb.getInt64(kAtBoundary)));
+      llvm::Value* total = lb.CreateAdd(done, lb.getInt64(i + 1));
+      lb.CreateRet(boundary_after(i + 1) ? lb.CreateOr(total, lb.getInt64(kAtBoundary)) : total);
       b.SetInsertPoint(cont);
+    };
+    // After instruction i, a block boundary inside the block: where a run that ends at a block boundary and
+    // has used up its budget leaves (never where it ends at the budget: then `limit` covers the block).
+    auto leave_if_budget_used = [&](unsigned i) {
+      leave_after_if(i, b.CreateICmpSLE(limit, b.getInt64(i + 1)), "budget_used");
     };
     bool ended = false;
     for (unsigned i = 0; i < n && !ended; ++i) {
@@ -1042,19 +1047,7 @@ struct JitEngine::Impl {
         auto* ld = b.CreateLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.attention));
         ld->setAtomic(llvm::AtomicOrdering::Monotonic);
         ld->setAlignment(llvm::Align(4));
-        auto* leave = llvm::BasicBlock::Create(*ctx, "attention", f);
-        auto* cont = llvm::BasicBlock::Create(*ctx, "next", f);
-        b.CreateCondBr(b.CreateICmpNE(ld, attention), leave, cont);
-        {
-          llvm::IRBuilder<> lb(leave);
-          write_back(lb);
-          store64(lb, pc_off, lb.getInt64(pc + 4));
-          store64(lb, npc, lb.getInt64(pc + 4));
-          uncount_from(lb, lb.getInt64(i + 1));
-          llvm::Value* total = lb.CreateAdd(done, lb.getInt64(i + 1));
-          lb.CreateRet(boundary_after(i + 1) ? lb.CreateOr(total, lb.getInt64(kAtBoundary)) : total);
-        }
-        b.SetInsertPoint(cont);
+        leave_after_if(i, b.CreateICmpNE(ld, attention), "attention");
       }
       if (i + 1 < n && boundary_after(i + 1)) leave_if_budget_used(i);
     }
