@@ -18,6 +18,7 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -713,6 +714,9 @@ struct JitEngine::Impl {
     bool has_fp = false;
     for (uint32_t w : req.words)
       if (insn_flags(g::decode(w)) & kFlagFp) has_fp = true;
+    // Exits, slow paths and faults are rare: marked so, code generation lays the fast path out as one
+    // straight line and moves the rest out of the way.
+    llvm::MDNode* unlikely = llvm::MDBuilder(*ctx).createBranchWeights(1, 1 << 20);
     auto* decline = llvm::BasicBlock::Create(*ctx, "decline", f); // completed at the end
     {
       auto* body = llvm::BasicBlock::Create(*ctx, "body", f);
@@ -720,10 +724,10 @@ struct JitEngine::Impl {
       if (has_fp) {
         auto* fp_ok = llvm::BasicBlock::Create(*ctx, "fp_ok", f);
         b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.fp_trap)), b.getInt8(0)), decline,
-                       fp_ok);
+                       fp_ok, unlikely);
         b.SetInsertPoint(fp_ok);
       }
-      b.CreateCondBr(b.CreateICmpULT(limit, b.getInt64(n)), short_budget, body);
+      b.CreateCondBr(b.CreateICmpULT(limit, b.getInt64(n)), short_budget, body, unlikely);
       b.SetInsertPoint(short_budget);
       b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.run_to_boundary)), b.getInt8(0)), body,
                      decline);
@@ -831,13 +835,13 @@ struct JitEngine::Impl {
       llvm::Value* left = eb.CreateSub(limit, eb.getInt64(k));
       auto* out = llvm::BasicBlock::Create(*ctx, "out", f);
       auto* awake = llvm::BasicBlock::Create(*ctx, "chain", f);
-      eb.CreateCondBr(eb.CreateICmpSLE(left, eb.getInt64(0)), out, awake);
+      eb.CreateCondBr(eb.CreateICmpSLE(left, eb.getInt64(0)), out, awake, unlikely);
       eb.SetInsertPoint(awake);
       auto* att = eb.CreateLoad(i32, at_offset(eb, off.attention));
       att->setAtomic(llvm::AtomicOrdering::Monotonic);
       att->setAlignment(llvm::Align(4));
       auto* again = llvm::BasicBlock::Create(*ctx, "again", f);
-      eb.CreateCondBr(eb.CreateICmpNE(att, attention), out, again);
+      eb.CreateCondBr(eb.CreateICmpNE(att, attention), out, again, unlikely);
       eb.SetInsertPoint(again);
       auto* probe = llvm::BasicBlock::Create(*ctx, "probe", f);
       eb.CreateCondBr(eb.CreateICmpEQ(target, eb.getInt64(req.key.va)), loop, probe);
@@ -934,7 +938,7 @@ struct JitEngine::Impl {
       const uint64_t next = req.key.va + 4ull * (i + 1);
       auto* leave = llvm::BasicBlock::Create(*ctx, why, f);
       auto* cont = llvm::BasicBlock::Create(*ctx, "next", f);
-      b.CreateCondBr(cond, leave, cont);
+      b.CreateCondBr(cond, leave, cont, unlikely);
       llvm::IRBuilder<> lb(leave);
       write_back(lb);
       store64(lb, pc_off, lb.getInt64(next));
@@ -978,16 +982,22 @@ struct JitEngine::Impl {
       // Exceptions are raised, and the clock and devices read, by helpers only: the fast paths of inlined
       // loads and stores need neither. Core::retired_exact (the virtual clock) reads block_done_.
       // Only a helper call can change the attention flags, so they are checked after instructions that
-      // emitted one (on any path: a test of the flags costs what a test of "was the slow path taken" would).
+      // emitted one, on the paths that made a call: `helper_ran` is a constant on every path once promoted
+      // to SSA, and the passes thread the branch on it, so the fast paths of loads and stores skip the test.
       bool called = false;
+      llvm::AllocaInst* helper_ran = nullptr;
       c.before_call = nullptr;
-      if (precise)
-        c.before_call = [&, pc, insn, i] {
+      if (precise) {
+        helper_ran = c.local(b.getInt1Ty());
+        b.CreateStore(b.getFalse(), helper_ran);
+        c.before_call = [&, pc, insn, i, helper_ran] {
           called = true;
+          b.CreateStore(b.getTrue(), helper_ran);
           store64(b, pc_off, b.getInt64(pc));
           b.CreateStore(b.getInt32(insn), at_offset(b, off.cur_insn));
           store64(b, off.block_done, b.CreateAdd(done, b.getInt64(i)));
         };
+      }
       if (sp_check) {
         // SCTLR_EL1.SA/SA0 for the current EL, cached in the core: an unaligned SP base faults first.
         llvm::Value* chk =
@@ -997,7 +1007,7 @@ struct JitEngine::Impl {
             b.CreateAnd(b.CreateICmpNE(chk, b.getInt8(0)), b.CreateICmpNE(b.CreateAnd(sp, 15), c.k64(0)));
         auto* raise = llvm::BasicBlock::Create(*ctx, "sp_align", f);
         auto* cont = llvm::BasicBlock::Create(*ctx, "sp_ok", f);
-        b.CreateCondBr(bad, raise, cont);
+        b.CreateCondBr(bad, raise, cont, unlikely);
         b.SetInsertPoint(raise);
         c.call_helper(reinterpret_cast<void*>(&raise_sp_alignment), vplat::adljit::Ctx::Ret::Void, true, {},
                       false);
@@ -1044,10 +1054,14 @@ struct JitEngine::Impl {
       if (called && i + 1 < n) {
         // A device access may have raised an interrupt, or a store overwritten translated code: return to
         // the run loop, which looks at the attention flags before the next instruction as it always does.
+        auto* check = llvm::BasicBlock::Create(*ctx, "attention_check", f);
+        llvm::BranchInst* skip = b.CreateCondBr(b.CreateLoad(b.getInt1Ty(), helper_ran), check, check);
+        b.SetInsertPoint(check);
         auto* ld = b.CreateLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.attention));
         ld->setAtomic(llvm::AtomicOrdering::Monotonic);
         ld->setAlignment(llvm::Align(4));
         leave_after_if(i, b.CreateICmpNE(ld, attention), "attention");
+        skip->setSuccessor(1, b.GetInsertBlock());
       }
       if (i + 1 < n && boundary_after(i + 1)) leave_if_budget_used(i);
     }
@@ -1111,7 +1125,7 @@ struct JitEngine::Impl {
     auto* fast = llvm::BasicBlock::Create(c.ctx, read ? "ld.fast" : "st.fast", f);
     auto* slow = llvm::BasicBlock::Create(c.ctx, read ? "ld.slow" : "st.slow", f);
     auto* join = llvm::BasicBlock::Create(c.ctx, "mem.done", f);
-    b.CreateCondBr(ok, fast, slow);
+    b.CreateCondBr(ok, fast, slow, llvm::MDBuilder(c.ctx).createBranchWeights(1 << 20, 1));
     b.SetInsertPoint(fast);
     llvm::Value* host =
         b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host)));

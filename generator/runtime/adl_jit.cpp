@@ -1,6 +1,7 @@
 // The IR-building primitives of adl_jit.h. Each mirrors the adlrt function (adl_runtime.h) or the C++
 // the interpreter backend emits for the same operator, so both tiers compute the same bits.
 #include "generator/runtime/adl_jit.h"
+#include <llvm/IR/MDBuilder.h>
 
 namespace vplat::adljit {
 
@@ -252,7 +253,8 @@ void Ctx::check_fault(void* helper) {
   Value* exc = b.CreateLoad(i8, b.CreateConstInBoundsGEP1_64(i8, state, fault_flag_offset));
   auto* cont = llvm::BasicBlock::Create(ctx, "ok", fn());
   llvm::BasicBlock* exit = fault_exit_for ? fault_exit_for(helper) : nullptr;
-  b.CreateCondBr(b.CreateICmpNE(exc, llvm::ConstantInt::get(i8, 0)), exit ? exit : fault_block(), cont);
+  b.CreateCondBr(b.CreateICmpNE(exc, llvm::ConstantInt::get(i8, 0)), exit ? exit : fault_block(), cont,
+                 llvm::MDBuilder(ctx).createBranchWeights(1, 1 << 20));
   b.SetInsertPoint(cont);
 }
 
