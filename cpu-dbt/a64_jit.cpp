@@ -294,8 +294,11 @@ struct Result {
 
 // Offsets (from the State base of a Core) of the Core members translated code touches.
 struct CoreOffsets {
-  size_t attention, access_el, cur_insn, sp_check, tlb, itlb, monitors, block_runs;
+  size_t attention, access_el, cur_insn, sp_check, tlb, itlb, block_runs;
   size_t retired, block_done, last_exit, fp_trap, run_to_boundary;
+  // The flag stores test for exclusive monitors (Core::monitors_active_): the group's, the same for every
+  // core of an engine (CoreGroup::add gives the group's cores a new engine), so a constant in the code.
+  const bool* monitors = nullptr;
 };
 
 // --cpu-stats: an exit of a block that retired fewer than all its instructions takes the `count` it did not
@@ -1124,7 +1127,7 @@ struct JitEngine::Impl {
         size > 1 ? b.CreateAnd(b.CreateAdd(addr, c.k64(size - 1)), c.k64(~0xfffull)) : page;
     llvm::Value* ok = b.CreateICmpEQ(tag, last_page);
     if (!read) {
-      llvm::Value* mon_ptr = b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, s, off.monitors));
+      llvm::Value* mon_ptr = b.CreateIntToPtr(c.k64(reinterpret_cast<uintptr_t>(off.monitors)), c.ptr);
       ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateLoad(i8, mon_ptr), b.getInt8(0)));
     }
     llvm::Function* f = b.GetInsertBlock()->getParent();
@@ -1622,7 +1625,11 @@ void JitEngine::add_core(Core& core) {
   im.off.sp_check = static_cast<size_t>(reinterpret_cast<char*>(&core.sp_check_) - base);
   im.off.tlb = static_cast<size_t>(reinterpret_cast<char*>(&core.tlb_) - base);
   im.off.itlb = static_cast<size_t>(reinterpret_cast<char*>(&core.itlb_) - base);
-  im.off.monitors = static_cast<size_t>(reinterpret_cast<char*>(&core.monitors_active_) - base);
+  if (im.off.monitors && im.off.monitors != core.monitors_active_) {
+    std::fprintf(stderr, "vplat: cores of one JIT engine with different exclusive monitor groups\n");
+    std::abort();
+  }
+  im.off.monitors = core.monitors_active_;
   im.off.block_runs = static_cast<size_t>(reinterpret_cast<char*>(&core.block_runs_) - base);
   im.off.retired = static_cast<size_t>(reinterpret_cast<char*>(&core.retired) - base);
   im.off.block_done = static_cast<size_t>(reinterpret_cast<char*>(&core.block_done_) - base);

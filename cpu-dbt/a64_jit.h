@@ -46,8 +46,8 @@ public:
   static constexpr unsigned kTier2Samples = 2000;
   // A compile request waits at most this long (host ms) after its block was last seen hot.
   static constexpr uint64_t kMaxWaitMs = 1000;
-  static constexpr uint64_t kRegionBytes =
-      4 * kMaxBlockInsns; // straight runs in blocks end at such boundaries
+  // Straight runs of instructions in blocks end at kRegionBytes-aligned addresses.
+  static constexpr uint64_t kRegionBytes = 4 * kMaxBlockInsns;
   // Runs of a block start before Auto compiles it. Compiling a block costs milliseconds (about as much as
   // interpreting a few hundred thousand instructions), so only code that keeps running is worth it; with
   // lower thresholds the queue fills with lukewarm code and hot code waits (measured on the Debian boot:

@@ -396,6 +396,29 @@ TEST(System, GlobalMonitorClearedByAnotherCoresStore) {
   EXPECT_EQ(a.X[4], 0u);           // undisturbed pair succeeds
 }
 
+// The same with the store in a translated block, to a page in the TLB: its inlined fast path sees the group's
+// monitor flag and takes the slow path, which clears the other core's monitor.
+TEST(System, GlobalMonitorClearedByAStoreInTranslatedCode) {
+  Memory mem;
+  Hooks hooks;
+  Core::Config cfg = Machine::system_config();
+  Core a(mem, cfg, &hooks), b(mem, cfg, &hooks);
+  CoreGroup group;
+  group.add(a);
+  group.add(b);
+  a.set_engine(Engine::Jit);
+  b.set_engine(Engine::Jit);
+  mem.load("monitor_a", 0x10000);
+  mem.load("monitor_c", 0x20000);
+  a.power_on(0x10000);
+  b.power_on(0x20000);
+  ASSERT_EQ(a.run(2).retired, 2u); // movz, ldxr (interpreted: a's block is longer than the budget)
+  ASSERT_EQ(b.run(5).retired, 5u); // b's whole block: movz, a load, mov, the store, b .
+  ASSERT_GT(b.jit()->stats().insns_in_blocks, 0u);
+  ASSERT_EQ(a.run(1).retired, 1u); // stxr
+  EXPECT_EQ(a.X[2], 1u);           // failed: the global monitor was cleared
+}
+
 TEST(System, UserModeStopsOnExceptions) {
   Machine m(Core::Config{}); // user level, as the differential tests use it
   m.start("exceptions");
