@@ -279,7 +279,6 @@ struct Block {
 struct Request {
   Key key;
   std::vector<uint32_t> words;
-  std::vector<uint64_t> pcs; // of the words: in a straight line but where a B or BL on the page was followed
   uint64_t epoch = 0, page_gen = 0;
   uint32_t count_slot = kNoSlot; // counting: chosen when the request is made (the compiler thread reads it)
   bool optimized = false;        // the second tier: a block that ran hot, compiled with full optimisation
@@ -826,7 +825,7 @@ struct JitEngine::Impl {
     unsigned exits_made = 0;
     // Whether the point after the block's first k instructions is a block boundary (Core::RunEnd).
     auto boundary_after = [&](unsigned k) {
-      return ends_block(g::decode(req.words[k - 1])) || (req.pcs[k - 1] + 4) % kRegionBytes == 0;
+      return ends_block(g::decode(req.words[k - 1])) || (req.key.va + 4ull * k) % kRegionBytes == 0;
     };
     // `targets`: what the exit's target may be (one constant, either way of a conditional branch, or
     // anything: an indirect branch).
@@ -939,7 +938,7 @@ struct JitEngine::Impl {
     };
     // Returns to the run loop after instruction i (not the last) when `cond` holds, at the next instruction.
     auto leave_after_if = [&](unsigned i, llvm::Value* cond, const char* why) {
-      const uint64_t next = req.pcs[i + 1];
+      const uint64_t next = req.key.va + 4ull * (i + 1);
       auto* leave = llvm::BasicBlock::Create(*ctx, why, f);
       auto* cont = llvm::BasicBlock::Create(*ctx, "next", f);
       b.CreateCondBr(cond, leave, cont, unlikely);
@@ -960,7 +959,7 @@ struct JitEngine::Impl {
     bool ended = false;
     for (unsigned i = 0; i < n && !ended; ++i) {
       const uint32_t insn = req.words[i];
-      const uint64_t pc = req.pcs[i];
+      const uint64_t pc = req.key.va + 4ull * i;
       const int id = g::decode(insn);
       const auto& info = g::kInsnInfo[id];
       const uint8_t flags = insn_flags(id);
@@ -1033,11 +1032,6 @@ struct JitEngine::Impl {
       if (unpriv)
         b.CreateStore(b.getInt32(req.key.el),
                       b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
-      if (branch && i + 1 < n && !is_conditional_branch(id)) {
-        // A B or BL that form() followed: the block goes on at its target (the next word), a block boundary.
-        leave_if_budget_used(i);
-        continue;
-      }
       if (branch && i + 1 < n) { // a conditional branch inside the block: a side exit when taken
         llvm::Value* target = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, npc));
         auto* taken = llvm::BasicBlock::Create(*ctx, "taken", f);
@@ -1075,7 +1069,7 @@ struct JitEngine::Impl {
       if (i + 1 < n && boundary_after(i + 1)) leave_if_budget_used(i);
     }
     if (!ended) {
-      uint64_t end = req.pcs[n - 1] + 4;
+      uint64_t end = req.key.va + 4ull * n;
       store64(b, pc_off, b.getInt64(end));
       store64(b, npc, b.getInt64(end));
       chain(b, b.getInt64(end), n, Targets::One);
@@ -1361,44 +1355,26 @@ struct JitEngine::Impl {
   Request form(Core& c, const Key& key, const Core::TlbEntry& e, unsigned max_len) {
     Request r;
     r.key = key;
-    const uint64_t page = key.va & ~0xfffull;
     uint64_t off = key.va & 0xfff;
     // Blocks end at every kRegionBytes boundary (the run loop offers a block start there), so that code
     // entered in the middle of a long straight run (after an interrupt, or at the start of a run() quantum)
     // meets the same block starts again within one region.
-    auto region_end = [&] {
-      return std::min<size_t>(max_len, r.words.size() + (kRegionBytes - (off & (kRegionBytes - 1))) / 4);
-    };
-    size_t limit = region_end();
-    while (r.words.size() < limit) {
+    unsigned limit =
+        std::min<unsigned>(max_len, static_cast<unsigned>((kRegionBytes - (off & (kRegionBytes - 1))) / 4));
+    for (unsigned i = 0; i < limit; ++i) {
       uint32_t insn;
       if (e.host) {
-        std::memcpy(&insn, e.host + off, 4);
+        std::memcpy(&insn, e.host + off + 4 * i, 4);
       } else {
         uint64_t v;
-        if (!c.mem.read(e.pa | off, 4, v)) break;
+        if (!c.mem.read(e.pa | (off + 4 * i), 4, v)) break;
         insn = static_cast<uint32_t>(v);
       }
       const int id = g::decode(insn);
       Role role = role_of(id, insn);
       if (role == Role::Outside) break;
       r.words.push_back(insn);
-      r.pcs.push_back(page | off);
-      if (role == Role::Last && !is_conditional_branch(id)) {
-        // B and BL go on at their target while it is on this page and not already in the block (a block
-        // that reaches its own start loops inside its function): fewer blocks (their entry checks and exits
-        // cost compile time and every pass through them) and no chain jump there. The target is a block
-        // boundary as any branch's is (build_function leaves there when the budget is used up).
-        if (std::string_view(g::kInsnInfo[id].cls) != "branch_imm" || r.words.size() >= max_len) break;
-        const int64_t imm26 = static_cast<int64_t>(static_cast<uint64_t>(insn) << 38) >> 38;
-        const uint64_t target = (page | off) + static_cast<uint64_t>(imm26 * 4);
-        if ((target & ~0xfffull) != page || std::find(r.pcs.begin(), r.pcs.end(), target) != r.pcs.end())
-          break;
-        off = target & 0xfff;
-        limit = region_end();
-        continue;
-      }
-      off += 4;
+      if (role == Role::Last && !is_conditional_branch(id)) break;
     }
     r.epoch = epoch;
     if (counting && !r.words.empty()) r.count_slot = take_slot();
@@ -1534,8 +1510,8 @@ struct JitEngine::Impl {
     batch.push_back(std::move(r));
     while (batch.size() < kBatch) {
       const Request& prev = batch.back();
-      const uint64_t after = prev.pcs.back() + 4 - prev.key.va; // the last word's straight-line successor
-      const Key next{prev.key.va + after, prev.key.pa + after, prev.key.el};
+      const unsigned len = static_cast<unsigned>(prev.words.size());
+      const Key next{prev.key.va + 4ull * len, prev.key.pa + 4ull * len, prev.key.el};
       if (next.va & (kRegionBytes - 1) ||
           role_of(g::decode(prev.words.back()), prev.words.back()) != Role::Body)
         break;

@@ -1,15 +1,14 @@
 // The JIT tier of the A64 core: guest basic blocks translated to host code with LLVM ORC (LLJIT) from the
 // IR emitters adlc generates (generator/emit_llvm.cpp) - the same ADL semantics the interpreter runs.
 //
-// A block starts at a guest PC and ends after a branch (but goes on at the target of a B or BL on its own
-// page), before an instruction the interpreter must run (system instructions other than MRS/MSR of a few
-// plain registers and DC ZVA, exception generation, WFI/WFE/SEV/SEVL, unallocated encodings), at the next
-// kRegionBytes-aligned address (at most kMaxBlockInsns instructions). Blocks are keyed by (virtual PC,
-// physical address, EL): the core finds the physical address of PC through its fetch TLB, so a block is only
-// entered where the interpreter could fetch its first instruction, and a change of mapping needs no flush. A
-// guest store to a page holding translated code (the TLB write fast path misses such pages) drops the
-// translations of that page; an IC instruction drops those of the pages whose bytes changed without a store
-// by a core (device DMA, the debugger).
+// A block starts at a guest PC and ends after a branch, before an instruction the interpreter must run
+// (system instructions other than MRS/MSR of a few plain registers and DC ZVA, exception generation,
+// WFI/WFE/SEV/SEVL, unallocated encodings), at the next kRegionBytes-aligned address (at most kMaxBlockInsns
+// instructions). Blocks are keyed by (virtual PC, physical address, EL): the core finds the physical address
+// of PC through its fetch TLB, so a block is only entered where the interpreter could fetch its first
+// instruction, and a change of mapping needs no flush. A guest store to a page holding translated code (the
+// TLB write fast path misses such pages) drops the translations of that page; an IC instruction drops those
+// of the pages whose bytes changed without a store by a core (device DMA, the debugger).
 //
 // Determinism: a block stops where the run loop's budget ends (inside the block if need be), retires
 // exactly the instructions the interpreter would, and returns to the run loop (where interrupts are checked)
@@ -46,8 +45,7 @@ public:
   static constexpr unsigned kTier2Samples = 2000;
   // A compile request waits at most this long (host ms) after its block was last seen hot.
   static constexpr uint64_t kMaxWaitMs = 1000;
-  // Straight runs of instructions in blocks end at kRegionBytes-aligned addresses.
-  static constexpr uint64_t kRegionBytes = 4 * kMaxBlockInsns;
+  static constexpr uint64_t kRegionBytes = 4 * kMaxBlockInsns; // blocks never cross such an aligned boundary
   // Runs of a block start before Auto compiles it. Compiling a block costs milliseconds (about as much as
   // interpreting a few hundred thousand instructions), so only code that keeps running is worth it; with
   // lower thresholds the queue fills with lukewarm code and hot code waits (measured on the Debian boot:

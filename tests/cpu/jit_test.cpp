@@ -104,10 +104,9 @@ struct Step {
 constexpr uint64_t kBudgets[] = {2000, 17, 333, 1, 64, 1000, 5};
 constexpr size_t kNumBudgets = sizeof kBudgets / sizeof kBudgets[0];
 
-std::vector<Step> trace(Engine e, uint64_t& total, Core::RunEnd end = Core::RunEnd::AtBudget,
-                        const std::string& program = "jit_irq") {
+std::vector<Step> trace(Engine e, uint64_t& total, Core::RunEnd end = Core::RunEnd::AtBudget) {
   Machine m(e);
-  m.start(program);
+  m.start("jit_irq");
   std::vector<Step> steps;
   total = 0;
   for (unsigned i = 0; i < 2000; ++i) {
@@ -232,12 +231,11 @@ TEST(Jit, IndirectBranchesReachTheCodeMappedNow) {
 
 // The steps of trace() in each of `engines` are those of the interpreter, `want`.
 static void expect_steps_of_the_interpreter(const std::vector<Step>& want, uint64_t total_interp,
-                                            std::initializer_list<Engine> engines, Core::RunEnd end,
-                                            const std::string& program = "jit_irq") {
+                                            std::initializer_list<Engine> engines, Core::RunEnd end) {
   for (Engine e : engines) {
     SCOPED_TRACE(engine_name(e));
     uint64_t total = 0;
-    std::vector<Step> got = trace(e, total, end, program);
+    std::vector<Step> got = trace(e, total, end);
     EXPECT_EQ(total, total_interp);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) {
@@ -305,32 +303,6 @@ TEST(Jit, ARunEndingAtABlockBoundaryStopsAtTheFirstOnePastItsBudget) {
     again.start("jit_run_end");
     EXPECT_EQ(again.core.run(64, kBoundary).retired, 64u);
     EXPECT_EQ(again.core.run(8, kBoundary).retired, 8u);
-  }
-}
-
-// programs/jit_follow.s, counted by hand. Its blocks: _start to the RET of `twice` through `b 1f` and
-// `bl twice` (8 instructions), the return target to `b off_page` (4), `loop` to the RET again (5), and
-// off_page up to the SMC, which blocks leave to the interpreter (2). Without following the branches there
-// would be 6 (the three followed stretches each a block of its own). Instructions: 8 + 3 in the first
-// iteration (b.ne taken), 5 + 3 in the next 98, 5 + 4 in the last, 2 at off_page, and the SMC interpreted.
-TEST(Jit, BlocksGoOnThroughDirectBranchesOnTheirPage) {
-  Machine m(Engine::Jit);
-  m.start("jit_follow");
-  Exit last = Exit::Budget;
-  for (unsigned i = 0; i < 100 && last != Exit::Off; ++i) last = m.core.run(1000).exit;
-  EXPECT_EQ(last, Exit::Off);
-  EXPECT_EQ(m.core.X[1], 100u);
-  EXPECT_EQ(m.core.X[2], 10100u);
-  EXPECT_EQ(m.core.retired, 11u + 98u * 8u + 9u + 2u + 1u);
-  ASSERT_NE(m.core.jit(), nullptr);
-  EXPECT_EQ(m.core.jit()->stats().blocks_compiled, 4u);
-  EXPECT_EQ(m.core.jit()->stats().insns_in_blocks, 11u + 98u * 8u + 9u + 2u);
-  // The same instructions retired in every engine, however runs end.
-  for (Core::RunEnd end : {Core::RunEnd::AtBudget, Core::RunEnd::AtBlockBoundary}) {
-    uint64_t total_interp = 0;
-    std::vector<Step> want = trace(Engine::Interp, total_interp, end, "jit_follow");
-    ASSERT_EQ(want.back().exit, Exit::Off);
-    expect_steps_of_the_interpreter(want, total_interp, {Engine::Jit, Engine::Auto}, end, "jit_follow");
   }
 }
 
