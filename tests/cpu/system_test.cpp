@@ -376,47 +376,48 @@ TEST(System, MmuTranslationFaultsTlbiAndAt) {
   }
 }
 
-TEST(System, GlobalMonitorClearedByAnotherCoresStore) {
+namespace {
+
+// Two cores of one group sharing RAM: `a` runs programs/monitor_a.s (load-exclusive, store-exclusive pairs at
+// 0x300000), `b` the given program, which stores to the same 64-byte granule.
+struct TwoCores {
   Memory mem;
   Hooks hooks;
-  Core::Config cfg = Machine::system_config();
-  Core a(mem, cfg, &hooks), b(mem, cfg, &hooks);
+  Core a{mem, Machine::system_config(), &hooks}, b{mem, Machine::system_config(), &hooks};
   CoreGroup group;
-  group.add(a);
-  group.add(b);
-  mem.load("monitor_a", 0x10000);
-  mem.load("monitor_b", 0x20000);
-  a.power_on(0x10000);
-  b.power_on(0x20000);
-  ASSERT_EQ(a.run(2).retired, 2u); // movz, ldxr
-  ASSERT_EQ(b.run(3).retired, 3u); // a store to the same 64-byte granule
-  ASSERT_EQ(a.run(1).retired, 1u); // stxr
-  EXPECT_EQ(a.X[2], 1u);           // failed: the global monitor was cleared
-  ASSERT_EQ(a.run(2).retired, 2u);
-  EXPECT_EQ(a.X[4], 0u);           // undisturbed pair succeeds
+  TwoCores(Engine e, const std::string& program_b) {
+    group.add(a);
+    group.add(b);
+    a.set_engine(e);
+    b.set_engine(e);
+    mem.load("monitor_a", 0x10000);
+    mem.load(program_b, 0x20000);
+    a.power_on(0x10000);
+    b.power_on(0x20000);
+  }
+};
+
+} // namespace
+
+TEST(System, GlobalMonitorClearedByAnotherCoresStore) {
+  TwoCores m(Engine::Interp, "monitor_b");
+  ASSERT_EQ(m.a.run(2).retired, 2u); // movz, ldxr
+  ASSERT_EQ(m.b.run(3).retired, 3u); // a store to the same 64-byte granule
+  ASSERT_EQ(m.a.run(1).retired, 1u); // stxr
+  EXPECT_EQ(m.a.X[2], 1u);           // failed: the global monitor was cleared
+  ASSERT_EQ(m.a.run(2).retired, 2u);
+  EXPECT_EQ(m.a.X[4], 0u); // undisturbed pair succeeds
 }
 
 // The same with the store in a translated block, to a page in the TLB: its inlined fast path sees the group's
 // monitor flag and takes the slow path, which clears the other core's monitor.
 TEST(System, GlobalMonitorClearedByAStoreInTranslatedCode) {
-  Memory mem;
-  Hooks hooks;
-  Core::Config cfg = Machine::system_config();
-  Core a(mem, cfg, &hooks), b(mem, cfg, &hooks);
-  CoreGroup group;
-  group.add(a);
-  group.add(b);
-  a.set_engine(Engine::Jit);
-  b.set_engine(Engine::Jit);
-  mem.load("monitor_a", 0x10000);
-  mem.load("monitor_c", 0x20000);
-  a.power_on(0x10000);
-  b.power_on(0x20000);
-  ASSERT_EQ(a.run(2).retired, 2u); // movz, ldxr (interpreted: a's block is longer than the budget)
-  ASSERT_EQ(b.run(5).retired, 5u); // b's whole block: movz, a load, mov, the store, b .
-  ASSERT_GT(b.jit()->stats().insns_in_blocks, 0u);
-  ASSERT_EQ(a.run(1).retired, 1u); // stxr
-  EXPECT_EQ(a.X[2], 1u);           // failed: the global monitor was cleared
+  TwoCores m(Engine::Jit, "monitor_c");
+  ASSERT_EQ(m.a.run(2).retired, 2u); // movz, ldxr (interpreted: a's block is longer than the budget)
+  ASSERT_EQ(m.b.run(5).retired, 5u); // b's whole block: movz, a load, mov, the store, b .
+  ASSERT_GT(m.b.jit()->stats().insns_in_blocks, 0u);
+  ASSERT_EQ(m.a.run(1).retired, 1u); // stxr
+  EXPECT_EQ(m.a.X[2], 1u);           // failed: the global monitor was cleared
 }
 
 TEST(System, UserModeStopsOnExceptions) {
