@@ -229,6 +229,20 @@ TEST(Jit, IndirectBranchesReachTheCodeMappedNow) {
   }
 }
 
+// Once its exits are linked, a block jumps to the next one itself: to another page (after the fetch TLB
+// check), through a return with more targets than exit slots (the jump cache) and back on its own page. Of
+// the 70000 blocks the loop runs, only the first runs of each exit return to the run loop.
+TEST(Jit, BlocksFollowEachOtherWithoutTheRunLoop) {
+  Machine m(Engine::Jit);
+  m.start("jit_chain");
+  RunResult r = m.core.run(10'000'000);
+  ASSERT_EQ(r.exit, Exit::Off);
+  EXPECT_EQ(m.records(), 0u);
+  EXPECT_EQ(m.core.X[3], 3u * 9999u * 10000u / 2);
+  EXPECT_EQ(m.core.X[5], 20000u);
+  EXPECT_LT(m.core.jit()->stats().blocks_run, 100u);
+}
+
 // The steps of trace() in each of `engines` are those of the interpreter, `want`.
 static void expect_steps_of_the_interpreter(const std::vector<Step>& want, uint64_t total_interp,
                                             std::initializer_list<Engine> engines, Core::RunEnd end) {
