@@ -258,10 +258,12 @@ public:
     uint64_t pa = 0;         // physical page
     static constexpr uint64_t kSlowPath = 1;
   };
-  // 2048 entries map 8 MiB: with 512, xz -1 (a dictionary and hash chains of several MiB) spent ~10% of its
+  // 8192 entries map 32 MiB. With 512, xz -1 (a dictionary and hash chains of several MiB) spent ~10% of its
   // time walking page tables (same session, xz -1 on the benchmark input: 32.1 / 38.4 s against 43.8 /
-  // 56.0 s); sha256sum runs and a shell loop, with their process switches and exits, ran as fast as before.
-  static constexpr unsigned kTlbSize = 2048;
+  // 56.0 s with 2048); with 2048 (8 MiB), zstd -9 still spent ~6% of the guest thread in TLB fills (its
+  // window is 8 MiB): same session, 2 x 3 runs, medians 15.0 / 15.2 s with 2048 entries, 13.4 / 14.6 s with
+  // 8192. sha256sum runs and a shell loop, with their process switches and exits, ran as fast as before.
+  static constexpr unsigned kTlbSize = 8192;
   // Per translation EL (0, 1), entries hold the permissions of that EL. Data accesses and instruction fetches
   // have a TLB each, as the hardware does: in one direct-mapped TLB a program whose data spans megabytes
   // (bzip2's sort arrays) kept evicting the page its loop ran from, and translated code only runs from a page
@@ -269,13 +271,13 @@ public:
   TlbEntry tlb_[2][kTlbSize];
   TlbEntry itlb_[2][kTlbSize];
   // The entries filled since the last flush, while they are few: a flush clears only those rather than all
-  // 8192 (320 KiB); every TLBI flushes the whole TLB, as do TTBR/TCR writes.
+  // 32768 (1.25 MiB); every TLBI flushes the whole TLB, as do TTBR/TCR writes.
   static constexpr size_t kFilledListed = 256;
   TlbEntry* filled_[kFilledListed];
   size_t filled_count_ = kFilledListed + 1; // more than listed: clear everything
-  unsigned access_el_ = 1;  // EL whose permissions data accesses use (0 for LDTR/STTR at EL1)
-  uint64_t align_mask_ = 0; // ~0 if SCTLR_EL1.A checks alignment, else 0
-  bool* monitors_active_;   // the group's flag, or a false one
+  unsigned access_el_ = 1;                  // EL whose permissions data accesses use (0 for LDTR/STTR at EL1)
+  uint64_t align_mask_ = 0;                 // ~0 if SCTLR_EL1.A checks alignment, else 0
+  bool* monitors_active_;                   // the group's flag, or a false one
 
   uint64_t read_slow(uint64_t va, unsigned size);
   void write_slow(uint64_t va, unsigned size, uint64_t value);
