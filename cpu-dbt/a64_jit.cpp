@@ -1345,6 +1345,11 @@ struct JitEngine::Impl {
     hot_again[key] = t;
   }
 
+  // VPLAT_JIT_STATS: why chains of blocks returned to try_run (an unlinked exit goes on in its loop).
+  struct {
+    uint64_t fault = 0, declined = 0, budget = 0, attention = 0, unlinked = 0, unlinked_indirect = 0,
+             no_block = 0;
+  } chain_ends;
   std::atomic<uint64_t> name_counter{0};
   std::atomic<uint64_t> stats_fallback{0};
   uint64_t stats_tier2 = 0;
@@ -1738,6 +1743,15 @@ JitEngine::~JitEngine() {
         static_cast<unsigned long long>(s.fallback_insns),
         static_cast<unsigned long long>(s.insns_interpreted),
         static_cast<unsigned long long>(s.requests_dropped));
+    const auto& e = impl_->chain_ends;
+    std::fprintf(
+        stderr,
+        "jit: returns to the run loop: %llu at the budget, %llu attention, %llu faults, %llu declined, "
+        "%llu no block next; %llu exits not linked yet (%llu of indirect branches)\n",
+        static_cast<unsigned long long>(e.budget), static_cast<unsigned long long>(e.attention),
+        static_cast<unsigned long long>(e.fault), static_cast<unsigned long long>(e.declined),
+        static_cast<unsigned long long>(e.no_block), static_cast<unsigned long long>(e.unlinked),
+        static_cast<unsigned long long>(e.unlinked_indirect));
     std::fprintf(
         stderr,
         "jit: %llu modules; compile thread CPU time: IR %.2f s, passes %.2f s, code generation %.2f s "
@@ -1879,15 +1893,33 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     ++im.stats.blocks_run;
     if (r & kFaulted) {
       faulted = true;
+      ++im.chain_ends.fault;
       break;
     }
     // A block longer than the budget left declines; the interpreter runs to the budget's end.
-    if (total == before) break;
+    if (total == before) {
+      ++im.chain_ends.declined;
+      break;
+    }
     at_boundary = (r & kAtBoundary) != 0;
-    if (total >= budget_left || c.attention_.load(std::memory_order_relaxed) != attention) break;
+    if (total >= budget_left) {
+      ++im.chain_ends.budget;
+      break;
+    }
+    if (c.attention_.load(std::memory_order_relaxed) != attention) {
+      ++im.chain_ends.attention;
+      break;
+    }
     auto* exits = static_cast<BlockExit*>(c.last_exit_);
+    if (exits) {
+      ++im.chain_ends.unlinked;
+      if (exits->any_target) ++im.chain_ends.unlinked_indirect;
+    }
     b = im.lookup(c, !im.sync);
-    if (!b || !b->fn || (b->fp && c.fp_trap_)) break;
+    if (!b || !b->fn || (b->fp && c.fp_trap_)) {
+      ++im.chain_ends.no_block;
+      break;
+    }
     if (exits) im.link(exits, *b);
     im.remember_jump(*b);
   }
