@@ -801,33 +801,60 @@ struct SysAlias {
   bool has_reg;
 };
 constexpr SysAlias kSysAliases[] = {
-    {0, 7, 1, 0, "ic ialluis", false},      {0, 7, 5, 0, "ic iallu", false},
-    {0, 7, 6, 1, "dc ivac", true},          {0, 7, 6, 2, "dc isw", true},
-    {0, 7, 8, 0, "at s1e1r", true},         {0, 7, 8, 1, "at s1e1w", true},
-    {0, 7, 8, 2, "at s1e0r", true},         {0, 7, 8, 3, "at s1e0w", true},
-    {0, 7, 10, 2, "dc csw", true},          {0, 7, 14, 2, "dc cisw", true},
-    {0, 8, 3, 0, "tlbi vmalle1is", false},  {0, 8, 3, 1, "tlbi vae1is", true},
-    {0, 8, 3, 2, "tlbi aside1is", true},    {0, 8, 3, 3, "tlbi vaae1is", true},
-    {0, 8, 3, 5, "tlbi vale1is", true},     {0, 8, 3, 7, "tlbi vaale1is", true},
-    {0, 8, 7, 0, "tlbi vmalle1", false},    {0, 8, 7, 1, "tlbi vae1", true},
-    {0, 8, 7, 2, "tlbi aside1", true},      {0, 8, 7, 3, "tlbi vaae1", true},
-    {0, 8, 7, 5, "tlbi vale1", true},       {0, 8, 7, 7, "tlbi vaale1", true},
-    {3, 7, 4, 1, "dc zva", true},           {3, 7, 5, 1, "ic ivau", true},
-    {3, 7, 10, 1, "dc cvac", true},         {3, 7, 11, 1, "dc cvau", true},
-    {3, 7, 14, 1, "dc civac", true},        {4, 7, 8, 0, "at s1e2r", true},
-    {4, 7, 8, 1, "at s1e2w", true},         {4, 7, 8, 4, "at s12e1r", true},
-    {4, 7, 8, 5, "at s12e1w", true},        {4, 7, 8, 6, "at s12e0r", true},
-    {4, 7, 8, 7, "at s12e0w", true},        {4, 8, 0, 1, "tlbi ipas2e1is", true},
-    {4, 8, 0, 5, "tlbi ipas2le1is", true},  {4, 8, 3, 0, "tlbi alle2is", false},
-    {4, 8, 3, 1, "tlbi vae2is", true},      {4, 8, 3, 4, "tlbi alle1is", false},
-    {4, 8, 3, 5, "tlbi vale2is", true},     {4, 8, 3, 6, "tlbi vmalls12e1is", false},
-    {4, 8, 4, 1, "tlbi ipas2e1", true},     {4, 8, 4, 5, "tlbi ipas2le1", true},
-    {4, 8, 7, 0, "tlbi alle2", false},      {4, 8, 7, 1, "tlbi vae2", true},
-    {4, 8, 7, 4, "tlbi alle1", false},      {4, 8, 7, 5, "tlbi vale2", true},
-    {4, 8, 7, 6, "tlbi vmalls12e1", false}, {6, 7, 8, 0, "at s1e3r", true},
-    {6, 7, 8, 1, "at s1e3w", true},         {6, 8, 3, 0, "tlbi alle3is", false},
-    {6, 8, 3, 1, "tlbi vae3is", true},      {6, 8, 3, 5, "tlbi vale3is", true},
-    {6, 8, 7, 0, "tlbi alle3", false},      {6, 8, 7, 1, "tlbi vae3", true},
+    {0, 7, 1, 0, "ic ialluis", false},
+    {0, 7, 5, 0, "ic iallu", false},
+    {0, 7, 6, 1, "dc ivac", true},
+    {0, 7, 6, 2, "dc isw", true},
+    {0, 7, 8, 0, "at s1e1r", true},
+    {0, 7, 8, 1, "at s1e1w", true},
+    {0, 7, 8, 2, "at s1e0r", true},
+    {0, 7, 8, 3, "at s1e0w", true},
+    {0, 7, 10, 2, "dc csw", true},
+    {0, 7, 14, 2, "dc cisw", true},
+    {0, 8, 3, 0, "tlbi vmalle1is", false},
+    {0, 8, 3, 1, "tlbi vae1is", true},
+    {0, 8, 3, 2, "tlbi aside1is", true},
+    {0, 8, 3, 3, "tlbi vaae1is", true},
+    {0, 8, 3, 5, "tlbi vale1is", true},
+    {0, 8, 3, 7, "tlbi vaale1is", true},
+    {0, 8, 7, 0, "tlbi vmalle1", false},
+    {0, 8, 7, 1, "tlbi vae1", true},
+    {0, 8, 7, 2, "tlbi aside1", true},
+    {0, 8, 7, 3, "tlbi vaae1", true},
+    {0, 8, 7, 5, "tlbi vale1", true},
+    {0, 8, 7, 7, "tlbi vaale1", true},
+    {3, 7, 4, 1, "dc zva", true},
+    {3, 7, 5, 1, "ic ivau", true},
+    {3, 7, 10, 1, "dc cvac", true},
+    {3, 7, 11, 1, "dc cvau", true},
+    {3, 7, 14, 1, "dc civac", true},
+    {4, 7, 8, 0, "at s1e2r", true},
+    {4, 7, 8, 1, "at s1e2w", true},
+    {4, 7, 8, 4, "at s12e1r", true},
+    {4, 7, 8, 5, "at s12e1w", true},
+    {4, 7, 8, 6, "at s12e0r", true},
+    {4, 7, 8, 7, "at s12e0w", true},
+    {4, 8, 0, 1, "tlbi ipas2e1is", true},
+    {4, 8, 0, 5, "tlbi ipas2le1is", true},
+    {4, 8, 3, 0, "tlbi alle2is", false},
+    {4, 8, 3, 1, "tlbi vae2is", true},
+    {4, 8, 3, 4, "tlbi alle1is", false},
+    {4, 8, 3, 5, "tlbi vale2is", true},
+    {4, 8, 3, 6, "tlbi vmalls12e1is", false},
+    {4, 8, 4, 1, "tlbi ipas2e1", true},
+    {4, 8, 4, 5, "tlbi ipas2le1", true},
+    {4, 8, 7, 0, "tlbi alle2", false},
+    {4, 8, 7, 1, "tlbi vae2", true},
+    {4, 8, 7, 4, "tlbi alle1", false},
+    {4, 8, 7, 5, "tlbi vale2", true},
+    {4, 8, 7, 6, "tlbi vmalls12e1", false},
+    {6, 7, 8, 0, "at s1e3r", true},
+    {6, 7, 8, 1, "at s1e3w", true},
+    {6, 8, 3, 0, "tlbi alle3is", false},
+    {6, 8, 3, 1, "tlbi vae3is", true},
+    {6, 8, 3, 5, "tlbi vale3is", true},
+    {6, 8, 7, 0, "tlbi alle3", false},
+    {6, 8, 7, 1, "tlbi vae3", true},
     {6, 8, 7, 5, "tlbi vale3", true},
 };
 
@@ -846,82 +873,31 @@ using vplat::cpu::Translation;
 constexpr uint32_t kEcSysTrap = 0x18;
 
 // ISS of an MSR/MRS/SYS trap (EC 0x18): Op0, Op2, Op1, CRn, Rt, CRm, Direction (1 = read).
-uint32_t sys_iss(uint32_t op0, uint32_t op1, uint32_t crn, uint32_t crm, uint32_t op2, uint32_t rt,
-                 bool read) {
+uint32_t sys_iss(uint32_t op0, uint32_t op1, uint32_t crn, uint32_t crm, uint32_t op2, uint32_t rt, bool read) {
   return op0 << 20 | op2 << 17 | op1 << 14 | crn << 10 | rt << 5 | crm << 1 | uint32_t(read);
 }
 
 // Who may access a register from EL0 (EL1 always may).
 enum class El0 : uint8_t {
-  No, // UNDEFINED at EL0
+  No,      // UNDEFINED at EL0
   Yes,
-  Uct,      // SCTLR_EL1.UCT, else trapped
-  Uma,      // SCTLR_EL1.UMA, else trapped
+  Uct,     // SCTLR_EL1.UCT, else trapped
+  Uma,     // SCTLR_EL1.UMA, else trapped
   ReadOnly, // readable at EL0, writes UNDEFINED there
-  Pct,      // CNTKCTL_EL1.EL0PCTEN
-  Vct,      // CNTKCTL_EL1.EL0VCTEN
-  Frq,      // EL0PCTEN or EL0VCTEN (reads only)
-  Pt,       // CNTKCTL_EL1.EL0PTEN
-  Vt,       // CNTKCTL_EL1.EL0VTEN
+  Pct,     // CNTKCTL_EL1.EL0PCTEN
+  Vct,     // CNTKCTL_EL1.EL0VCTEN
+  Frq,     // EL0PCTEN or EL0VCTEN (reads only)
+  Pt,      // CNTKCTL_EL1.EL0PTEN
+  Vt,      // CNTKCTL_EL1.EL0VTEN
 };
 
 enum class Id : uint8_t {
-  Midr,
-  Mpidr,
-  Revidr,
-  Ccsidr,
-  Clidr,
-  Aidr,
-  Csselr,
-  Ctr,
-  Dczid,
-  Sctlr,
-  Actlr,
-  Cpacr,
-  Ttbr0,
-  Ttbr1,
-  Tcr,
-  Spsr,
-  Elr,
-  SpEl0,
-  SpSel,
-  CurrentEl,
-  Daif,
-  Afsr0,
-  Afsr1,
-  Esr,
-  Far,
-  Par,
-  Mair,
-  Amair,
-  Vbar,
-  Contextidr,
-  TpidrEl1,
-  TpidrEl0,
-  TpidrroEl0,
-  Cntkctl,
-  Cntfrq,
-  Cntpct,
-  Cntvct,
-  CntpTval,
-  CntpCtl,
-  CntpCval,
-  CntvTval,
-  CntvCtl,
-  CntvCval,
-  Mdscr,
-  Oslar,
-  Oslsr,
-  Osdlr,
-  Mdccint,
-  Dbgprcr,
-  DbgclaimSet,
-  DbgclaimClr,
-  Dbgauthstatus,
-  Mdrar,
-  Oseccr,
-  Osdtrrx,
-  Osdtrtx,
+  Midr, Mpidr, Revidr, Ccsidr, Clidr, Aidr, Csselr, Ctr, Dczid,
+  Sctlr, Actlr, Cpacr, Ttbr0, Ttbr1, Tcr, Spsr, Elr, SpEl0, SpSel, CurrentEl, Daif,
+  Afsr0, Afsr1, Esr, Far, Par, Mair, Amair, Vbar, Contextidr, TpidrEl1, TpidrEl0, TpidrroEl0,
+  Cntkctl, Cntfrq, Cntpct, Cntvct, CntpTval, CntpCtl, CntpCval, CntvTval, CntvCtl, CntvCval,
+  Mdscr, Oslar, Oslsr, Osdlr, Mdccint, Dbgprcr, DbgclaimSet, DbgclaimClr, Dbgauthstatus, Mdrar, Oseccr,
+  Osdtrrx, Osdtrtx,
 };
 
 struct RegDef {
@@ -1024,14 +1000,10 @@ const RegDef* find_reg(uint32_t enc) {
 // Cortex-A72-like cache geometry: 32 KiB 2-way L1D, 48 KiB 3-way L1I, 2 MiB 16-way L2, 64-byte lines.
 uint64_t ccsidr(uint64_t csselr) {
   switch (csselr & 0xf) {
-  case 0:
-    return 0x701FE00A;
-  case 1:
-    return 0x201FE012;
-  case 2:
-    return 0x70FFE07A;
-  default:
-    return 0;
+  case 0: return 0x701FE00A;
+  case 1: return 0x201FE012;
+  case 2: return 0x70FFE07A;
+  default: return 0;
   }
 }
 
@@ -1049,27 +1021,16 @@ bool el0_allowed(Core& c, const Fields& f, El0 rule, bool read) {
   uint64_t sctlr = c.sys.sctlr, k = c.sys.cntkctl;
   bool ok;
   switch (rule) {
-  case El0::No:
-    c.raise_undefined();
-    return false;
-  case El0::Yes:
-    return true;
+  case El0::No: c.raise_undefined(); return false;
+  case El0::Yes: return true;
   case El0::ReadOnly:
     if (read) return true;
     c.raise_undefined();
     return false;
-  case El0::Uct:
-    ok = sctlr >> 15 & 1;
-    break;
-  case El0::Uma:
-    ok = sctlr >> 9 & 1;
-    break;
-  case El0::Pct:
-    ok = k & 1;
-    break;
-  case El0::Vct:
-    ok = k >> 1 & 1;
-    break;
+  case El0::Uct: ok = sctlr >> 15 & 1; break;
+  case El0::Uma: ok = sctlr >> 9 & 1; break;
+  case El0::Pct: ok = k & 1; break;
+  case El0::Vct: ok = k >> 1 & 1; break;
   case El0::Frq:
     if (!read) {
       c.raise_undefined();
@@ -1077,14 +1038,9 @@ bool el0_allowed(Core& c, const Fields& f, El0 rule, bool read) {
     }
     ok = k & 3;
     break;
-  case El0::Pt:
-    ok = k >> 9 & 1;
-    break;
-  case El0::Vt:
-    ok = k >> 8 & 1;
-    break;
-  default:
-    ok = false;
+  case El0::Pt: ok = k >> 9 & 1; break;
+  case El0::Vt: ok = k >> 8 & 1; break;
+  default: ok = false;
   }
   if (!ok) c.raise_trap(kEcSysTrap, sys_iss(f.op0, f.op1, f.crn, f.crm, f.op2, f.rt, read));
   return ok;
@@ -1092,32 +1048,15 @@ bool el0_allowed(Core& c, const Fields& f, El0 rule, bool read) {
 
 bool timer_id(Id id, TimerReg& t) {
   switch (id) {
-  case Id::Cntpct:
-    t = TimerReg::Cntpct;
-    return true;
-  case Id::Cntvct:
-    t = TimerReg::Cntvct;
-    return true;
-  case Id::CntpTval:
-    t = TimerReg::CntpTval;
-    return true;
-  case Id::CntpCtl:
-    t = TimerReg::CntpCtl;
-    return true;
-  case Id::CntpCval:
-    t = TimerReg::CntpCval;
-    return true;
-  case Id::CntvTval:
-    t = TimerReg::CntvTval;
-    return true;
-  case Id::CntvCtl:
-    t = TimerReg::CntvCtl;
-    return true;
-  case Id::CntvCval:
-    t = TimerReg::CntvCval;
-    return true;
-  default:
-    return false;
+  case Id::Cntpct: t = TimerReg::Cntpct; return true;
+  case Id::Cntvct: t = TimerReg::Cntvct; return true;
+  case Id::CntpTval: t = TimerReg::CntpTval; return true;
+  case Id::CntpCtl: t = TimerReg::CntpCtl; return true;
+  case Id::CntpCval: t = TimerReg::CntpCval; return true;
+  case Id::CntvTval: t = TimerReg::CntvTval; return true;
+  case Id::CntvCtl: t = TimerReg::CntvCtl; return true;
+  case Id::CntvCval: t = TimerReg::CntvCval; return true;
+  default: return false;
   }
 }
 
@@ -1127,20 +1066,14 @@ uint64_t* debug_bank(Core& c, const Fields& f) {
   if (f.op0 != 2 || f.op1 != 0 || f.crn != 0 || f.op2 < 4) return nullptr;
   unsigned n = f.crm;
   switch (f.op2) {
-  case 4:
-    return n < kBreakpoints ? &c.sys.dbgbvr[n] : nullptr;
-  case 5:
-    return n < kBreakpoints ? &c.sys.dbgbcr[n] : nullptr;
-  case 6:
-    return n < kWatchpoints ? &c.sys.dbgwvr[n] : nullptr;
-  default:
-    return n < kWatchpoints ? &c.sys.dbgwcr[n] : nullptr;
+  case 4: return n < kBreakpoints ? &c.sys.dbgbvr[n] : nullptr;
+  case 5: return n < kBreakpoints ? &c.sys.dbgbcr[n] : nullptr;
+  case 6: return n < kWatchpoints ? &c.sys.dbgwvr[n] : nullptr;
+  default: return n < kWatchpoints ? &c.sys.dbgwcr[n] : nullptr;
   }
 }
 
-uint64_t xreg(Core& c, uint32_t rt) {
-  return rt == 31 ? 0 : c.X[rt];
-}
+uint64_t xreg(Core& c, uint32_t rt) { return rt == 31 ? 0 : c.X[rt]; }
 
 // Cache maintenance by VA: the translation checks the architecture requires (DC IVAC needs write
 // permission; the others fault on translation, access flag and, at EL0, read permission). Faults are data
@@ -1178,8 +1111,8 @@ void sys_op(Core& c, uint64_t insn) {
           if (o != &c && o->jit() != c.jit()) o->icache_invalidate();
       return c.icache_invalidate();
     }
-    if (f.crm == 5 && f.op2 == 0) return c.icache_invalidate();           // IC IALLU
-    if (f.crm == 6 && f.op2 == 1) return cache_maint(c, va, true);        // DC IVAC
+    if (f.crm == 5 && f.op2 == 0) return c.icache_invalidate(); // IC IALLU
+    if (f.crm == 6 && f.op2 == 1) return cache_maint(c, va, true); // DC IVAC
     if ((f.crm == 6 || f.crm == 10 || f.crm == 14) && f.op2 == 2) return; // DC ISW/CSW/CISW: no caches
     if (f.crm == 8 && f.op2 < 4) return address_translate(c, f.op2, va);
     return c.raise_undefined();
@@ -1251,14 +1184,12 @@ void raise_exception(State& s, uint64_t kind, uint64_t syndrome) {
   if (!c.config.system) return c.raise(e); // user level: stop with the kind
   switch (e) {
   case Exception::SupervisorCall:
-  case Exception::Breakpoint:
-    return c.raise(e);
+  case Exception::Breakpoint: return c.raise(e);
   case Exception::SecureMonitorCall:
     // SMC at EL1 goes to the platform's firmware (PSCI); there is no EL3 to take it otherwise.
     if (c.el() == 1 && c.hooks && c.hooks->firmware_call(c)) return;
     return c.raise_undefined();
-  default:
-    return c.raise_undefined(); // HVC (no EL2), HLT (halting debug disabled)
+  default: return c.raise_undefined(); // HVC (no EL2), HLT (halting debug disabled)
   }
 }
 
@@ -1296,102 +1227,57 @@ uint64_t sysreg_read(State& s, uint64_t insn) {
     return c.hooks->timer_read(c, t);
   }
   switch (r->id) {
-  case Id::Midr:
-    return c.config.midr;
-  case Id::Mpidr:
-    return c.config.mpidr | 1ull << 31;
-  case Id::Revidr:
-    return c.config.revidr;
-  case Id::Ccsidr:
-    return ccsidr(sr.csselr);
-  case Id::Clidr:
-    return 0x0A200023; // L1 I+D, L2 unified; LoUIS 1, LoC 2, LoUU 1
-  case Id::Aidr:
-    return 0;
-  case Id::Csselr:
-    return sr.csselr;
-  case Id::Ctr:
-    return 0x8444C004; // 64-byte lines, ERG/CWG 64 bytes, PIPT instruction cache
-  case Id::Dczid:      // 64-byte blocks; DZP says whether DC ZVA is prohibited at this EL
+  case Id::Midr: return c.config.midr;
+  case Id::Mpidr: return c.config.mpidr | 1ull << 31;
+  case Id::Revidr: return c.config.revidr;
+  case Id::Ccsidr: return ccsidr(sr.csselr);
+  case Id::Clidr: return 0x0A200023; // L1 I+D, L2 unified; LoUIS 1, LoC 2, LoUU 1
+  case Id::Aidr: return 0;
+  case Id::Csselr: return sr.csselr;
+  case Id::Ctr: return 0x8444C004; // 64-byte lines, ERG/CWG 64 bytes, PIPT instruction cache
+  case Id::Dczid: // 64-byte blocks; DZP says whether DC ZVA is prohibited at this EL
     return 4 | uint64_t(c.el() == 0 && !(sr.sctlr >> 14 & 1)) << 4;
-  case Id::Sctlr:
-    return sr.sctlr;
-  case Id::Actlr:
-    return 0;
-  case Id::Cpacr:
-    return sr.cpacr;
-  case Id::Ttbr0:
-    return sr.ttbr0;
-  case Id::Ttbr1:
-    return sr.ttbr1;
-  case Id::Tcr:
-    return sr.tcr;
-  case Id::Spsr:
-    return sr.spsr;
-  case Id::Elr:
-    return sr.elr;
+  case Id::Sctlr: return sr.sctlr;
+  case Id::Actlr: return 0;
+  case Id::Cpacr: return sr.cpacr;
+  case Id::Ttbr0: return sr.ttbr0;
+  case Id::Ttbr1: return sr.ttbr1;
+  case Id::Tcr: return sr.tcr;
+  case Id::Spsr: return sr.spsr;
+  case Id::Elr: return sr.elr;
   case Id::SpEl0:
     if (c.spsel() == 0) break; // UNDEFINED while SP_EL0 is the current stack pointer
     return c.get_sp_el0();
-  case Id::SpSel:
-    return c.spsel();
-  case Id::CurrentEl:
-    return uint64_t(c.el()) << 2;
-  case Id::Daif:
-    return c.daif();
-  case Id::Afsr0:
-    return sr.afsr0;
-  case Id::Afsr1:
-    return sr.afsr1;
-  case Id::Esr:
-    return sr.esr;
-  case Id::Far:
-    return sr.far;
-  case Id::Par:
-    return sr.par;
-  case Id::Mair:
-    return sr.mair;
-  case Id::Amair:
-    return sr.amair;
-  case Id::Vbar:
-    return sr.vbar;
-  case Id::Contextidr:
-    return sr.contextidr;
-  case Id::TpidrEl1:
-    return sr.tpidr_el1;
-  case Id::TpidrEl0:
-    return c.tpidr_el0;
-  case Id::TpidrroEl0:
-    return sr.tpidrro_el0;
-  case Id::Cntkctl:
-    return sr.cntkctl;
-  case Id::Cntfrq:
-    return c.config.cntfrq;
-  case Id::Mdscr:
-    return sr.mdscr;
-  case Id::Oslsr:
-    return 1u << 3 | sr.oslsr_oslk << 1; // OSLM = 0b10: OS lock implemented
-  case Id::Osdlr:
-    return sr.osdlr;
-  case Id::Mdccint:
-    return sr.mdccint;
-  case Id::Dbgprcr:
-    return sr.dbgprcr;
-  case Id::DbgclaimSet:
-    return 0xff; // eight claim tag bits implemented
-  case Id::DbgclaimClr:
-    return sr.dbgclaim;
-  case Id::Dbgauthstatus:
-    return 0; // no debug authentication signals enabled
-  case Id::Mdrar:
-    return 0; // no memory-mapped debug components
-  case Id::Oseccr:
-    return sr.oseccr;
+  case Id::SpSel: return c.spsel();
+  case Id::CurrentEl: return uint64_t(c.el()) << 2;
+  case Id::Daif: return c.daif();
+  case Id::Afsr0: return sr.afsr0;
+  case Id::Afsr1: return sr.afsr1;
+  case Id::Esr: return sr.esr;
+  case Id::Far: return sr.far;
+  case Id::Par: return sr.par;
+  case Id::Mair: return sr.mair;
+  case Id::Amair: return sr.amair;
+  case Id::Vbar: return sr.vbar;
+  case Id::Contextidr: return sr.contextidr;
+  case Id::TpidrEl1: return sr.tpidr_el1;
+  case Id::TpidrEl0: return c.tpidr_el0;
+  case Id::TpidrroEl0: return sr.tpidrro_el0;
+  case Id::Cntkctl: return sr.cntkctl;
+  case Id::Cntfrq: return c.config.cntfrq;
+  case Id::Mdscr: return sr.mdscr;
+  case Id::Oslsr: return 1u << 3 | sr.oslsr_oslk << 1; // OSLM = 0b10: OS lock implemented
+  case Id::Osdlr: return sr.osdlr;
+  case Id::Mdccint: return sr.mdccint;
+  case Id::Dbgprcr: return sr.dbgprcr;
+  case Id::DbgclaimSet: return 0xff; // eight claim tag bits implemented
+  case Id::DbgclaimClr: return sr.dbgclaim;
+  case Id::Dbgauthstatus: return 0; // no debug authentication signals enabled
+  case Id::Mdrar: return 0;        // no memory-mapped debug components
+  case Id::Oseccr: return sr.oseccr;
   case Id::Osdtrrx:
-  case Id::Osdtrtx:
-    return 0;
-  default:
-    break;
+  case Id::Osdtrtx: return 0;
+  default: break;
   }
   c.raise_undefined();
   return 0;
@@ -1416,15 +1302,10 @@ void sysreg_write(State& s, uint64_t insn, uint64_t value) {
     return c.hooks->timer_write(c, t, value);
   }
   switch (r->id) {
-  case Id::Csselr:
-    sr.csselr = value & 0xf;
-    return;
-  case Id::Sctlr:
-    return c.write_sctlr(value);
-  case Id::Actlr:
-    return;
-  case Id::Cpacr:
-    return c.write_cpacr(value);
+  case Id::Csselr: sr.csselr = value & 0xf; return;
+  case Id::Sctlr: return c.write_sctlr(value);
+  case Id::Actlr: return;
+  case Id::Cpacr: return c.write_cpacr(value);
   case Id::Ttbr0:
   case Id::Ttbr1:
   case Id::Tcr: {
@@ -1434,96 +1315,44 @@ void sysreg_write(State& s, uint64_t insn, uint64_t value) {
     reg = value;
     return;
   }
-  case Id::Spsr:
-    sr.spsr = value & 0xf03003ff;
-    return; // NZCV, SS, IL, DAIF, M[4:0] (no AArch32 bits)
-  case Id::Elr:
-    sr.elr = value;
-    return;
+  case Id::Spsr: sr.spsr = value & 0xf03003ff; return; // NZCV, SS, IL, DAIF, M[4:0] (no AArch32 bits)
+  case Id::Elr: sr.elr = value; return;
   case Id::SpEl0:
     if (c.spsel() == 0) break;
     return c.set_sp_el0(value);
-  case Id::SpSel:
-    return c.set_sp_sel(c.el(), value & 1);
-  case Id::Daif:
-    return c.set_daif(static_cast<uint32_t>(value));
-  case Id::Afsr0:
-    sr.afsr0 = value;
-    return;
-  case Id::Afsr1:
-    sr.afsr1 = value;
-    return;
-  case Id::Esr:
-    sr.esr = value & 0xffffffff;
-    return;
-  case Id::Far:
-    sr.far = value;
-    return;
-  case Id::Par:
-    sr.par = value;
-    return;
-  case Id::Mair:
-    sr.mair = value;
-    return;
-  case Id::Amair:
-    sr.amair = value;
-    return;
-  case Id::Vbar:
-    sr.vbar = value & ~0x7ffull;
-    return;
-  case Id::Contextidr:
-    sr.contextidr = value & 0xffffffff;
-    return;
-  case Id::TpidrEl1:
-    sr.tpidr_el1 = value;
-    return;
-  case Id::TpidrEl0:
-    c.tpidr_el0 = value;
-    return;
-  case Id::TpidrroEl0:
-    sr.tpidrro_el0 = value;
-    return;
-  case Id::Cntkctl:
-    sr.cntkctl = value & 0x3ff;
-    return;
-  case Id::Cntfrq:
-    c.config.cntfrq = value & 0xffffffff;
-    return;
-  case Id::Mdscr:
-    sr.mdscr = value & 0xffffffff;
-    return;
-  case Id::Oslar:
-    sr.oslsr_oslk = value & 1;
-    return;
-  case Id::Osdlr:
-    sr.osdlr = value & 1;
-    return;
-  case Id::Mdccint:
-    sr.mdccint = value & 0xffffffff;
-    return;
-  case Id::Dbgprcr:
-    sr.dbgprcr = value & 1;
-    return;
-  case Id::DbgclaimSet:
-    sr.dbgclaim |= value & 0xff;
-    return;
-  case Id::DbgclaimClr:
-    sr.dbgclaim &= ~(value & 0xff);
-    return;
-  case Id::Oseccr:
-    sr.oseccr = value & 0xffffffff;
-    return;
+  case Id::SpSel: return c.set_sp_sel(c.el(), value & 1);
+  case Id::Daif: return c.set_daif(static_cast<uint32_t>(value));
+  case Id::Afsr0: sr.afsr0 = value; return;
+  case Id::Afsr1: sr.afsr1 = value; return;
+  case Id::Esr: sr.esr = value & 0xffffffff; return;
+  case Id::Far: sr.far = value; return;
+  case Id::Par: sr.par = value; return;
+  case Id::Mair: sr.mair = value; return;
+  case Id::Amair: sr.amair = value; return;
+  case Id::Vbar: sr.vbar = value & ~0x7ffull; return;
+  case Id::Contextidr: sr.contextidr = value & 0xffffffff; return;
+  case Id::TpidrEl1: sr.tpidr_el1 = value; return;
+  case Id::TpidrEl0: c.tpidr_el0 = value; return;
+  case Id::TpidrroEl0: sr.tpidrro_el0 = value; return;
+  case Id::Cntkctl: sr.cntkctl = value & 0x3ff; return;
+  case Id::Cntfrq: c.config.cntfrq = value & 0xffffffff; return;
+  case Id::Mdscr: sr.mdscr = value & 0xffffffff; return;
+  case Id::Oslar: sr.oslsr_oslk = value & 1; return;
+  case Id::Osdlr: sr.osdlr = value & 1; return;
+  case Id::Mdccint: sr.mdccint = value & 0xffffffff; return;
+  case Id::Dbgprcr: sr.dbgprcr = value & 1; return;
+  case Id::DbgclaimSet: sr.dbgclaim |= value & 0xff; return;
+  case Id::DbgclaimClr: sr.dbgclaim &= ~(value & 0xff); return;
+  case Id::Oseccr: sr.oseccr = value & 0xffffffff; return;
   case Id::Osdtrrx:
-  case Id::Osdtrtx:
-    return;
-  default:
-    break;
+  case Id::Osdtrtx: return;
+  default: break;
   }
   c.raise_undefined();
 }
 
-std::string sysreg_name(uint64_t write, uint64_t op0, uint64_t op1, uint64_t crn, uint64_t crm,
-                        uint64_t op2) {
+
+std::string sysreg_name(uint64_t write, uint64_t op0, uint64_t op1, uint64_t crn, uint64_t crm, uint64_t op2) {
   uint32_t enc = S(static_cast<unsigned>(op0), static_cast<unsigned>(op1), static_cast<unsigned>(crn),
                    static_cast<unsigned>(crm), static_cast<unsigned>(op2));
   unsigned need = write ? W : R;
@@ -1542,8 +1371,7 @@ std::string sys_text(uint64_t op1, uint64_t crn, uint64_t crm, uint64_t op2, uin
     return a.has_reg ? std::string(a.text) + ", " + reg : a.text;
   }
   char b[48];
-  std::snprintf(b, sizeof b, "sys #%u, c%u, c%u, #%u", unsigned(op1), unsigned(crn), unsigned(crm),
-                unsigned(op2));
+  std::snprintf(b, sizeof b, "sys #%u, c%u, c%u, #%u", unsigned(op1), unsigned(crn), unsigned(crm), unsigned(op2));
   return rt == 31 ? std::string(b) : b + (", " + reg);
 }
 
