@@ -1475,7 +1475,7 @@ struct JitEngine::Impl {
         // made meanwhile do not wait long.
         const bool tier2 = queue.empty();
         std::vector<Request>& from = tier2 ? queue_tier2 : queue;
-        const size_t take = std::min(from.size(), tier2 ? kBatchTier2 : kBatch);
+        const size_t take = std::min(from.size(), tier2 ? kBatchTier2 : batch_size);
         std::partial_sort(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(take), from.end(),
                           [&](const Request& a, const Request& b) { return last_hot(a) > last_hot(b); });
         for (size_t i = 0; i < take; ++i) {
@@ -1499,6 +1499,8 @@ struct JitEngine::Impl {
     }
   }
   static constexpr size_t kBatch = 16; // blocks per module when requests queue up
+  // VPLAT_JIT_BATCH=N (1..64): first-tier blocks per module instead of kBatch, for tuning.
+  const size_t batch_size = env_number("VPLAT_JIT_BATCH", 1, 64, kBatch);
   static constexpr size_t kBatchTier2 = 2;
 
   // ---------------------------------------------------------------------------------- cache
