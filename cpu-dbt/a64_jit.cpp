@@ -532,6 +532,15 @@ struct JitEngine::Impl {
   }
   EnterFn enter = nullptr;
 
+  // The core's attention flags, which other threads set (IRQ lines, exit requests): an atomic load.
+  llvm::Value* load_attention(llvm::IRBuilder<>& b, llvm::Value* state) const {
+    auto* ld =
+        b.CreateLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.attention));
+    ld->setAtomic(llvm::AtomicOrdering::Monotonic);
+    ld->setAlignment(llvm::Align(4));
+    return ld;
+  }
+
   // The first tier's exits all end in one shared function: uint64_t probe(State*, attention, left, total), a
   // BlockFn that the exit jumps to (a tail call) after storing PC = the target and Core::last_exit_ = its
   // BlockExit. It jumps to the block an exit slot (or, for an indirect branch, the jump cache) holds for the
@@ -577,9 +586,7 @@ struct JitEngine::Impl {
     auto* awake = block("awake");
     b.CreateCondBr(b.CreateICmpSLE(left, b.getInt64(0)), out, awake);
     b.SetInsertPoint(awake);
-    auto* att = b.CreateLoad(i32, at(state, off.attention));
-    att->setAtomic(llvm::AtomicOrdering::Monotonic);
-    att->setAlignment(llvm::Align(4));
+    llvm::Value* att = load_attention(b, state);
     auto* again = block("again");
     b.CreateCondBr(b.CreateICmpNE(att, attention), out, again);
     b.SetInsertPoint(again);
@@ -980,9 +987,7 @@ struct JitEngine::Impl {
         auto* to_probe = llvm::BasicBlock::Create(*ctx, "to_probe", f);
         eb.CreateCondBr(eb.CreateICmpEQ(target, eb.getInt64(req.key.va)), maybe_loop, to_probe);
         eb.SetInsertPoint(maybe_loop);
-        auto* att = eb.CreateLoad(i32, at_offset(eb, off.attention));
-        att->setAtomic(llvm::AtomicOrdering::Monotonic);
-        att->setAlignment(llvm::Align(4));
+        llvm::Value* att = load_attention(eb, state);
         eb.CreateCondBr(eb.CreateAnd(eb.CreateICmpSGT(left, eb.getInt64(0)), eb.CreateICmpEQ(att, attention)),
                         loop, to_probe);
         limit_phi->addIncoming(left, maybe_loop);
@@ -999,9 +1004,7 @@ struct JitEngine::Impl {
       auto* awake = llvm::BasicBlock::Create(*ctx, "chain", f);
       eb.CreateCondBr(eb.CreateICmpSLE(left, eb.getInt64(0)), out, awake, unlikely);
       eb.SetInsertPoint(awake);
-      auto* att = eb.CreateLoad(i32, at_offset(eb, off.attention));
-      att->setAtomic(llvm::AtomicOrdering::Monotonic);
-      att->setAlignment(llvm::Align(4));
+      llvm::Value* att = load_attention(eb, state);
       auto* again = llvm::BasicBlock::Create(*ctx, "again", f);
       eb.CreateCondBr(eb.CreateICmpNE(att, attention), out, again, unlikely);
       eb.SetInsertPoint(again);
@@ -1219,10 +1222,7 @@ struct JitEngine::Impl {
         auto* check = llvm::BasicBlock::Create(*ctx, "attention_check", f);
         llvm::BranchInst* skip = b.CreateCondBr(b.CreateLoad(b.getInt1Ty(), helper_ran), check, check);
         b.SetInsertPoint(check);
-        auto* ld = b.CreateLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.attention));
-        ld->setAtomic(llvm::AtomicOrdering::Monotonic);
-        ld->setAlignment(llvm::Align(4));
-        leave_after_if(i, b.CreateICmpNE(ld, attention), "attention");
+        leave_after_if(i, b.CreateICmpNE(load_attention(b, state), attention), "attention");
         skip->setSuccessor(1, b.GetInsertBlock());
       }
       if (i + 1 < n && boundary_after(i + 1)) leave_if_budget_used(i);
