@@ -226,6 +226,19 @@ struct BlockCode;
 using BlockFn = const BlockCode*;
 using EnterFn = uint64_t (*)(BlockFn fn, g::State* s, uint32_t attention, uint64_t limit, uint64_t done);
 constexpr auto kBlockCallingConv = llvm::CallingConv::GHC;
+// The IR type of a BlockFn, and a new function of that type and convention in `module`.
+llvm::FunctionType* block_type(llvm::LLVMContext& ctx) {
+  auto* i64 = llvm::Type::getInt64Ty(ctx);
+  return llvm::FunctionType::get(i64, {llvm::PointerType::get(ctx, 0), llvm::Type::getInt32Ty(ctx), i64, i64},
+                                 false);
+}
+llvm::Function* make_block_function(llvm::Module& module, const std::string& name) {
+  auto* f =
+      llvm::Function::Create(block_type(module.getContext()), llvm::Function::ExternalLinkage, name, &module);
+  f->setCallingConv(kBlockCallingConv);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  return f;
+}
 constexpr uint64_t kFaulted = 1ull << 63, kAtBoundary = 1ull << 62;
 
 // Where a block's end jumps next without returning to the run loop: the block found at `va` the last times
@@ -513,15 +526,13 @@ struct JitEngine::Impl {
     auto mod = std::make_unique<llvm::Module>("enter", *ctx);
     mod->setDataLayout(j.getDataLayout());
     llvm::IRBuilder<> b(*ctx);
-    auto* block_type = llvm::FunctionType::get(
-        b.getInt64Ty(), {b.getPtrTy(), b.getInt32Ty(), b.getInt64Ty(), b.getInt64Ty()}, false);
     auto* ft = llvm::FunctionType::get(
         b.getInt64Ty(), {b.getPtrTy(), b.getPtrTy(), b.getInt32Ty(), b.getInt64Ty(), b.getInt64Ty()}, false);
     auto* f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, "vplat_enter", mod.get());
     f->addFnAttr(llvm::Attribute::NoUnwind);
     b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", f));
-    llvm::CallInst* call =
-        b.CreateCall(block_type, f->getArg(0), {f->getArg(1), f->getArg(2), f->getArg(3), f->getArg(4)});
+    llvm::CallInst* call = b.CreateCall(block_type(*ctx), f->getArg(0),
+                                        {f->getArg(1), f->getArg(2), f->getArg(3), f->getArg(4)});
     call->setCallingConv(kBlockCallingConv);
     b.CreateRet(call);
     if (auto err = j.addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
@@ -563,10 +574,8 @@ struct JitEngine::Impl {
     auto* i64 = b.getInt64Ty();
     auto* i32 = b.getInt32Ty();
     auto* i8 = b.getInt8Ty();
-    auto* ft = llvm::FunctionType::get(i64, {b.getPtrTy(), i32, i64, i64}, false);
-    auto* f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, "vplat_chain_probe", mod.get());
-    f->setCallingConv(kBlockCallingConv);
-    f->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::Function* f = make_block_function(*mod, "vplat_chain_probe");
+    llvm::FunctionType* ft = f->getFunctionType();
     llvm::Value* state = f->getArg(0);
     llvm::Value* attention = f->getArg(1);
     llvm::Value* left = f->getArg(2);
@@ -819,11 +828,8 @@ struct JitEngine::Impl {
     llvm::LLVMContext* ctx = &lctx;
     llvm::IRBuilder<> b(*ctx);
     auto* i64 = b.getInt64Ty();
-    auto* i32 = b.getInt32Ty();
-    auto* ft = llvm::FunctionType::get(i64, {b.getPtrTy(), i32, i64, i64}, false);
-    auto* f = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, name, &module);
-    f->setCallingConv(kBlockCallingConv);
-    f->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::Function* f = make_block_function(module, name);
+    llvm::FunctionType* ft = f->getFunctionType();
     llvm::Value* state = f->getArg(0);
     llvm::Value* attention = f->getArg(1);
     llvm::Value* limit = f->getArg(2);
