@@ -577,7 +577,8 @@ RunResult Core::run(uint64_t budget, RunEnd end) {
     }
     // Translated blocks also end at region boundaries: straight-line code longer than a region is a
     // chain of blocks, whichever instruction the interpreter entered it at.
-    if (jit_ && (block_start || !(PC & (JitEngine::kRegionBytes - 1))) && !(a & kAttnDebug)) {
+    if (jit_ && (block_start || !(PC & (JitEngine::kRegionBytes - 1))) && !(a & kAttnDebug) &&
+        (left == budget_left || jit_->worth_a_try(PC, el_))) {
       uint32_t k = 0;
       bool faulted = false, at_boundary = true;
       if (jit_->try_run(*this, static_cast<uint64_t>(left), a, k, faulted, at_boundary)) {

@@ -362,17 +362,8 @@ struct JitEngine::Impl {
   std::vector<Entry> cache = std::vector<Entry>(kCache);
   // Kernel and user code share low address bits, so the index mixes in the upper bits.
   static size_t cache_index(uint64_t va) { return ((va >> 2) ^ (va >> 16) ^ (va >> 40)) & (kCache - 1); }
-  // How often each block start ran interpreted, in a table of its own so that a start whose cache entry
-  // another start keeps replacing still gets hot (a shared counter only makes a start hot sooner).
-  // The top bit of an entry says that a block (or a "nothing to translate" marker) was made for a start
-  // with this index: while it is clear, lookup knows the start is cold without probing the block cache,
-  // which is what most interpreted block starts are. It is never cleared (a stale bit only costs a probe).
-  static constexpr size_t kHeat = 65536;
-  static constexpr uint16_t kHasBlock = 0x8000, kHeatCount = 0x7fff;
+  // The hotness table (JitEngine::kHeat).
   std::vector<uint16_t> heat = std::vector<uint16_t>(kHeat);
-  static size_t heat_index(uint64_t va, unsigned el) {
-    return ((va >> 2) ^ (va >> 18) ^ (va >> 41) ^ el) & (kHeat - 1);
-  }
   uint64_t cache_gen = 1;                   // bumped when blocks are dropped: every entry is then stale
   std::unordered_set<Key, KeyHash> pending; // submitted to the background compiler
 
@@ -1734,7 +1725,11 @@ double thread_cpu_seconds() {
 }
 } // namespace
 
-JitEngine::JitEngine(bool synchronous) : impl_(std::make_unique<Impl>(synchronous)) {}
+JitEngine::JitEngine(bool synchronous) : impl_(std::make_unique<Impl>(synchronous)) {
+  heat_ = impl_->heat.data();
+  hot_threshold_ = impl_->hot_threshold;
+  sync_ = synchronous;
+}
 JitEngine::~JitEngine() {
   // VPLAT_JIT_STATS=1: what the tier did, for tuning.
   if (const char* v = std::getenv("VPLAT_JIT_STATS"); v && *v == '1') {
@@ -1817,6 +1812,15 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
   const uint64_t pc = c.PC;
   if (pc & 3) return nullptr;
   const unsigned el = c.el_;
+  // Code without a block is only counted: the interpreter asks at every branch, and the fetch TLB entry
+  // (often a cache miss) is needed only once the code is hot. Looked up first, it was ~20% of this
+  // function's time in a boot.
+  uint16_t& h = heat[heat_index(pc, el)];
+  const bool counting_only = !(h & kHasBlock) && !sync;
+  if (counting_only) {
+    if (!count || (++h & kHeatCount) < hot_threshold) return nullptr;
+    h &= kHasBlock; // hot now: counted again from zero whatever follows
+  }
   const Core::TlbEntry* ep = &c.itlb_[el][(pc >> 12) & (Core::kTlbSize - 1)];
   if (ep->fetch != (pc & ~0xfffull)) {
     // After a TLB flush (every context switch) the first block of each page would otherwise be interpreted.
@@ -1830,16 +1834,12 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
   const Core::TlbEntry& e = *ep;
   if (!e.host && c.config.system) return nullptr; // code outside RAM is interpreted
   const uint64_t pa = e.pa | (pc & 0xfff);
-  uint16_t& h = heat[heat_index(pc, el)];
-  if (!(h & kHasBlock) && !sync) {
-    if (count && (++h & kHeatCount) >= hot_threshold) {
-      h &= kHasBlock;
-      const Key key{pc, pa, el};
-      if (!pending.count(key))
-        submit(c, key, e, kMaxBlockInsns, false, nullptr);
-      else
-        still_hot(key);
-    }
+  if (counting_only) {
+    const Key key{pc, pa, el};
+    if (!pending.count(key))
+      submit(c, key, e, kMaxBlockInsns, false, nullptr);
+    else
+      still_hot(key);
     return nullptr;
   }
   Entry& en = cache[cache_index(pc)];
