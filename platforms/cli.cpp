@@ -46,6 +46,9 @@ std::string help_text() {
          "  --cpu-engine E      how CPUs run guest code: interp (interpreter only), jit (translate every\n"
          "                      block before it runs), auto (interpret, compile hot blocks in the\n"
          "                      background; default). Results are the same in every mode.\n"
+         "  --cpu-mips N        CPU speed in virtual time: millions of instructions each CPU retires per\n"
+         "                      virtual second (50..2500, a multiple of 50; default 1000, about a\n"
+         "                      Cortex-A57 at 1.1 GHz; 50 is one 50 MHz timer tick per instruction)\n"
          "Guest images:\n"
          "  --kernel FILE       Linux arm64 Image (raw or gzip)\n"
          "  --initrd FILE       initial ramdisk\n"
@@ -224,6 +227,14 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
         return std::nullopt;
       }
       o.cpu_engine = v;
+    } else if (a == "--cpu-mips") {
+      if (!value(v)) return std::nullopt;
+      auto n = parse_uint(v);
+      if (!n || *n < 50 || *n > 2500 || *n % 50) {
+        error = "--cpu-mips needs a multiple of 50 from 50 to 2500, not '" + v + "'";
+        return std::nullopt;
+      }
+      o.cpu_mips = static_cast<unsigned>(*n);
     } else if (a == "--gpu-cores") {
       if (!value(v)) return std::nullopt;
       auto n = parse_uint(v);

@@ -22,6 +22,9 @@ struct Options {
   bool trace_gpu_regs = false;     // --trace gpu-regs
   std::string trace_file;          // --trace-file FILE (default: stderr)
   std::string cpu_engine = "auto"; // --cpu-engine interp|jit|auto (cpu-dbt/a64_jit.h)
+  // --cpu-mips N: instructions per second of virtual time each CPU retires, in millions (a multiple of 50:
+  // a whole number of instructions per tick of the 50 MHz generic timer).
+  unsigned cpu_mips = 1000;
   // Statistics (instrumentation/README.md): --stats FILE.json, --stats-summary (text on stderr at exit),
   // --stats-csv DIR, --trace-timeline FILE (Chrome trace events), --cpu-stats (per-mnemonic CPU histogram).
   std::string stats_file, stats_csv, trace_timeline;

@@ -28,7 +28,8 @@ static_assert(juno::kGpuClockHz == gpu::MaliG71::kGpuClockHz,
               "the DT clock and the GPU's cycle counter disagree");
 } // namespace
 
-JunoMachine::JunoMachine(const Options& options) : options_(options) {}
+JunoMachine::JunoMachine(const Options& options)
+    : options_(options), clock_(options.cpu_mips * 1'000'000 / dev::VirtualClock::kFrequency) {}
 
 JunoMachine::~JunoMachine() {
   console_.flush();
@@ -332,7 +333,8 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
     case cpu::Exit::Idle:
       waiting_[i] = true;
       if (idle_since_.size() <= i) idle_since_.resize(i + 1);
-      idle_since_[i] = clock_.ticks() + r.retired; // the round's clock advances after all CPUs ran
+      idle_since_[i] = clock_.ticks() + r.retired / clock_.insns_per_tick(); // the round's clock advances
+                                                                             // after all CPUs ran
       break;
     case cpu::Exit::Off:
       break;
@@ -346,7 +348,7 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
     }
   }
   // Cores run side by side: a round lasts as long as its busiest core.
-  clock_.advance(longest);
+  clock_.retire(longest);
   if (!any_running && !outcome_) {
     // Every core waits for an interrupt: jump to the next timer event, or wait for the console.
     uint64_t next = UINT64_MAX;
@@ -503,7 +505,7 @@ gdb::Target::Stop JunoMachine::resume(bool step, int cpu, const std::vector<uint
       clock_.end_quantum();
       instructions_ += r.retired;
       if (r.exit == cpu::Exit::Idle) waiting_[static_cast<size_t>(stopped_cpu)] = true;
-      clock_.advance(r.retired);
+      clock_.retire(r.retired);
       if (gpu_) gpu_->service(clock_.ticks());
       update_timers();
       console_.flush();

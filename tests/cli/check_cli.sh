@@ -47,6 +47,10 @@ check gpu-threads-and-no-gpu 2 1 --no-gpu --gpu-threads 2
 check gpu-timing-bad 2 1 --gpu-timing always
 check gpu-timing-missing 2 1 --gpu-timing
 check gpu-clock-zero 2 1 --gpu-clock 0
+check cpu-mips-zero 2 1 --cpu-mips 0
+check cpu-mips-not-multiple 2 1 --cpu-mips 1010
+check cpu-mips-too-fast 2 1 --cpu-mips 2550
+check cpu-mips-text 2 1 --cpu-mips fast
 check gpu-clock-text 2 1 --gpu-clock fast
 check gpu-timing-and-no-gpu 2 1 --no-gpu --gpu-timing on
 check help-mentions-flags 0 0 --help

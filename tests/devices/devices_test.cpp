@@ -238,6 +238,37 @@ TEST(VirtualClock, MovesWithTheRunningCpusInstructions) {
   EXPECT_EQ(clock.ticks(), 1030u);
 }
 
+// A faster modelled CPU retires several instructions per tick: with 20 per tick (1000 MIPS at 50 MHz), reads
+// inside a quantum move one tick per 20 instructions, and the part of a tick a round leaves over counts
+// towards the next round's first tick.
+TEST(VirtualClock, CountsTicksOfSeveralInstructions) {
+  vd::VirtualClock clock(20);
+  EXPECT_EQ(clock.insns_per_tick(), 20u);
+  uint64_t cpu = 0;
+  auto progress = [](const void* p) { return *static_cast<const uint64_t*>(p); };
+  clock.begin_quantum(progress, &cpu);
+  cpu += 19;
+  EXPECT_EQ(clock.ticks(), 0u);
+  cpu += 1;
+  EXPECT_EQ(clock.ticks(), 1u);
+  cpu += 30;
+  EXPECT_EQ(clock.ticks(), 2u); // 50 instructions
+  clock.end_quantum();
+  clock.retire(50);
+  EXPECT_EQ(clock.ticks(), 2u); // 10 instructions of the third tick are kept
+  clock.begin_quantum(progress, &cpu);
+  cpu += 10;
+  EXPECT_EQ(clock.ticks(), 3u);
+  clock.end_quantum();
+  clock.retire(10);
+  EXPECT_EQ(clock.ticks(), 3u);
+  clock.advance_to(100); // a WFI skip to a timer deadline starts a fresh tick
+  clock.retire(19);
+  EXPECT_EQ(clock.ticks(), 100u);
+  clock.retire(1);
+  EXPECT_EQ(clock.ticks(), 101u);
+}
+
 TEST(GenericTimer, TvalIsASigned32BitDistance) {
   vd::VirtualClock clock;
   vd::GenericTimer t(clock, vd::IrqLine(), vd::IrqLine());
