@@ -333,8 +333,8 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
     case cpu::Exit::Idle:
       waiting_[i] = true;
       if (idle_since_.size() <= i) idle_since_.resize(i + 1);
-      idle_since_[i] = clock_.ticks() + r.retired / clock_.insns_per_tick(); // the round's clock advances
-                                                                             // after all CPUs ran
+      // The round's clock advances after all CPUs ran: the idle start is this quantum's instructions later.
+      idle_since_[i] = clock_.ticks() + r.retired / clock_.insns_per_tick();
       break;
     case cpu::Exit::Off:
       break;
