@@ -535,10 +535,14 @@ struct JitEngine::Impl {
   EnterFn enter = nullptr;
 
   // The core's attention flags, which other threads set (IRQ lines, exit requests): an atomic load.
-  llvm::Value* load_attention(llvm::IRBuilder<>& b, llvm::Value* state) const {
+  // Monotonic where it decides whether a block loops or chains (no optimiser may merge it with another
+  // load); `unordered` is for the tests in the middle of a first-tier block, which the optimiser treats as
+  // ordinary loads: a monotonic load counts as a write of all memory for alias analysis, and would stop
+  // register values from being forwarded past every guest memory access.
+  llvm::Value* load_attention(llvm::IRBuilder<>& b, llvm::Value* state, bool unordered = false) const {
     auto* ld =
         b.CreateLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.attention));
-    ld->setAtomic(llvm::AtomicOrdering::Monotonic);
+    ld->setAtomic(unordered ? llvm::AtomicOrdering::Unordered : llvm::AtomicOrdering::Monotonic);
     ld->setAlignment(llvm::Align(4));
     return ld;
   }
@@ -873,15 +877,16 @@ struct JitEngine::Impl {
     }
 
     vplat::adljit::Ctx c(b, state);
+    // The general-purpose, flag and vector registers: what the memory helpers neither read nor write.
+    auto is_register = [](size_t o) {
+      return o < offsetof(g::State, PC) || (o >= offsetof(g::State, NF) && o <= offsetof(g::State, VF)) ||
+             (o >= offsetof(g::State, V) && o < offsetof(g::State, V) + sizeof(g::State::V));
+    };
+    c.set_register_scope(is_register);
     // Second tier (unless VPLAT_JIT_STATE_CACHE=0): guest registers and flags live in SSA values for the
     // whole block (loops included) and reach the state at the exits and around helper calls (helpers take the
     // state and may read or write any of it; the memory helpers touch none of these).
-    if (req.optimized && state_cache) {
-      c.enable_state_cache(&f->getEntryBlock(), [](size_t o) {
-        return o < offsetof(g::State, PC) || (o >= offsetof(g::State, NF) && o <= offsetof(g::State, VF)) ||
-               (o >= offsetof(g::State, V) && o < offsetof(g::State, V) + sizeof(g::State::V));
-      });
-    }
+    if (req.optimized && state_cache) c.enable_state_cache(&f->getEntryBlock(), is_register);
     // Where the cache reaches the state. The stores are placed once the whole block is built: a block that
     // loops back to its start reaches an exit or a call with what later instructions of the previous
     // iteration wrote, so each point writes back every variable written anywhere in the block.
@@ -1219,7 +1224,7 @@ struct JitEngine::Impl {
         auto* check = llvm::BasicBlock::Create(*ctx, "attention_check", f);
         llvm::BranchInst* skip = b.CreateCondBr(b.CreateLoad(b.getInt1Ty(), helper_ran), check, check);
         b.SetInsertPoint(check);
-        leave_after_if(i, b.CreateICmpNE(load_attention(b, state), attention), "attention");
+        leave_after_if(i, b.CreateICmpNE(load_attention(b, state, !req.optimized), attention), "attention");
         skip->setSuccessor(1, b.GetInsertBlock());
       }
       if (i + 1 < n && boundary_after(i + 1)) leave_if_budget_used(i);
@@ -1294,15 +1299,18 @@ struct JitEngine::Impl {
     if (read) {
       auto* ld = b.CreateLoad(vt, p);
       ld->setAlignment(llvm::Align(1));
+      c.not_registers(ld);
       fast_value = size == 8 ? static_cast<llvm::Value*>(ld) : b.CreateZExt(ld, c.i64);
     } else {
       auto* st = b.CreateStore(size == 8 ? args[2] : b.CreateTrunc(args[2], vt), p);
       st->setAlignment(llvm::Align(1));
+      c.not_registers(st);
     }
     b.CreateBr(join);
     b.SetInsertPoint(slow);
     llvm::Value* slow_value = c.call_helper_direct(
         fn, read ? vplat::adljit::Ctx::Ret::I64 : vplat::adljit::Ctx::Ret::Void, true, args, true);
+    if (auto* call = llvm::dyn_cast<llvm::CallInst>(slow_value)) c.not_registers(call);
     llvm::BasicBlock* slow_end = b.GetInsertBlock();
     b.CreateBr(join);
     b.SetInsertPoint(join);
@@ -1383,6 +1391,34 @@ struct JitEngine::Impl {
 
   // The optimisation pipeline, built once per thread that compiles (building it costs more than running it
   // on a small block).
+  // A 64-bit load whose users all take its low half becomes a 32-bit load (the host is little-endian),
+  // which x86 selects as one zero-extending load, folded into its user where FastISel can. Run after the
+  // loads that could be forwarded from 64-bit stores have been.
+  struct NarrowLoads : llvm::PassInfoMixin<NarrowLoads> {
+    llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
+      llvm::Type* i32 = llvm::Type::getInt32Ty(f.getContext());
+      std::vector<llvm::LoadInst*> wide; // found first: the rewrite erases instructions that follow them
+      for (llvm::BasicBlock& bb : f)
+        for (llvm::Instruction& inst : bb)
+          if (auto* ld = llvm::dyn_cast<llvm::LoadInst>(&inst);
+              ld && ld->isSimple() && ld->getType()->isIntegerTy(64) && !ld->use_empty() &&
+              llvm::all_of(ld->users(), [&](llvm::User* u) {
+                return llvm::isa<llvm::TruncInst>(u) && u->getType() == i32;
+              }))
+            wide.push_back(ld);
+      for (llvm::LoadInst* ld : wide) {
+        auto* low = new llvm::LoadInst(i32, ld->getPointerOperand(), "", false, ld->getAlign(), ld);
+        low->copyMetadata(*ld);
+        for (llvm::User* u : llvm::make_early_inc_range(ld->users())) {
+          llvm::cast<llvm::Instruction>(u)->replaceAllUsesWith(low);
+          llvm::cast<llvm::Instruction>(u)->eraseFromParent();
+        }
+        ld->eraseFromParent();
+      }
+      return wide.empty() ? llvm::PreservedAnalyses::all() : llvm::PreservedAnalyses::none();
+    }
+  };
+
   struct Optimizer {
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
@@ -1418,10 +1454,12 @@ struct JitEngine::Impl {
       fpm.addPass(llvm::EarlyCSEPass(full));
       if (full) fpm.addPass(llvm::InstCombinePass());
       fpm.addPass(llvm::SimplifyCFGPass());
-      if (full)
+      if (full) {
         fpm.addPass(llvm::GVNPass());
-      else
-        fpm.addPass(llvm::EarlyCSEPass());
+      } else {
+        fpm.addPass(llvm::EarlyCSEPass(true));
+        fpm.addPass(NarrowLoads());
+      }
       fpm.addPass(llvm::DSEPass());
       if (full) fpm.addPass(llvm::InstCombinePass());
       fpm.addPass(llvm::SimplifyCFGPass()); // branches folding decided (e.g. a same-page exit)

@@ -206,7 +206,7 @@ public:
       std::string cnd = expr(*e.args[0]);
       if (has_effects(*e.args[1]) || has_effects(*e.args[2]))
         return "c.select_lazy(" + cnd + ", " + lazy(*e.args[1], t) + ", " + lazy(*e.args[2], t) + ")";
-      return "c.b.CreateSelect(c.truth(" + cnd + "), " + conv(*e.args[1], t) + ", " + conv(*e.args[2], t) + ")";
+      return "c.select_pure(" + cnd + ", " + lazy(*e.args[1], t) + ", " + lazy(*e.args[2], t) + ")";
     }
     case Expr::Call: return call(e);
     }
@@ -251,7 +251,7 @@ public:
     if (op == "+") return canon(c, "c.b.CreateAdd" + ab);
     if (op == "-") return canon(c, "c.b.CreateSub" + ab);
     if (op == "*") return canon(c, "c.b.CreateMul" + ab);
-    if (op == "&") return "c.b.CreateAnd" + ab;
+    if (op == "&") return "c.band" + ab;
     if (op == "|") return "c.b.CreateOr" + ab;
     if (op == "^") return "c.b.CreateXor" + ab;
     if (op == "/") return canon(c, std::string(sgn ? "c.sdiv" : "c.udiv") + ab);

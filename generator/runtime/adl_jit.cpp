@@ -1,6 +1,7 @@
 // The IR-building primitives of adl_jit.h. Each mirrors the adlrt function (adl_runtime.h) or the C++
 // the interpreter backend emits for the same operator, so both tiers compute the same bits.
 #include "generator/runtime/adl_jit.h"
+#include <algorithm>
 #include <llvm/IR/MDBuilder.h>
 
 namespace vplat::adljit {
@@ -14,14 +15,73 @@ Value* Ctx::k128(unsigned __int128 v) {
   return llvm::ConstantInt::get(ctx, llvm::APInt(128, words));
 }
 
+// 32-bit values are made by zero- or sign-extending an i32 rather than by masking or shifting an i64:
+// 0xffffffff fits no x86 immediate, so each AND with it needed the mask in a register, while FastISel
+// selects a 32-bit x86 operation (which zeroes the upper half for free, a load folded into it) from i32
+// IR. Narrower widths keep the AND (their masks are immediates) or use a sign extension.
 Value* Ctx::cu(int w, Value* v) {
   if (w >= 64) return v;
+  if (w == 32 && !is_const(v)) return b.CreateZExt(low32(v, 0), i64);
   return b.CreateAnd(v, k64((uint64_t(1) << w) - 1));
 }
 
 Value* Ctx::cs(int w, Value* v) {
   if (w >= 64) return v;
+  if ((w == 32 || w == 16 || w == 8) && !is_const(v))
+    return b.CreateSExt(w == 32 ? low32(v, 0) : b.CreateTrunc(v, b.getIntNTy(w)), i64);
   return b.CreateAShr(b.CreateShl(v, k64(64 - w)), k64(64 - w));
+}
+
+// ADL's `x & 0xffffffff` is the same zero extension as cu(32, x).
+Value* Ctx::band(Value* x, Value* y) {
+  if (x->getType() == i64) {
+    if (is_const(y) && const_u64(y) == 0xffffffff) return cu(32, x);
+    if (is_const(x) && const_u64(x) == 0xffffffff) return cu(32, y);
+  }
+  return b.CreateAnd(x, y);
+}
+
+// The low half of an i64, computed in i32 where the i64 value comes from operations whose low 32 bits
+// depend only on their operands' low 32 bits. `depth` bounds the recursion; an operation is rebuilt only
+// where the value has no other user, so nothing is computed twice. What it replaces is left dead for the
+// optimiser to remove. (Loads stay 64-bit here, so that a register stored as an i64 can be forwarded to
+// them; the block translator narrows those left afterwards.)
+Value* Ctx::low32(Value* v, int depth) {
+  llvm::Type* i32 = b.getInt32Ty();
+  if (auto* k = llvm::dyn_cast<llvm::ConstantInt>(v)) return llvm::ConstantInt::get(i32, k->getZExtValue());
+  if (auto* z = llvm::dyn_cast<llvm::ZExtInst>(v); z && z->getSrcTy() == i32) return z->getOperand(0);
+  if (auto* z = llvm::dyn_cast<llvm::SExtInst>(v); z && z->getSrcTy() == i32) return z->getOperand(0);
+  const bool sole_use = depth == 0 ? v->use_empty() : v->hasOneUse();
+  if (depth < 4 && sole_use && v->getType() == i64) {
+    if (auto* op = llvm::dyn_cast<llvm::BinaryOperator>(v)) {
+      Value *l = op->getOperand(0), *r = op->getOperand(1);
+      switch (op->getOpcode()) {
+      case llvm::Instruction::Add:
+      case llvm::Instruction::Sub:
+      case llvm::Instruction::Mul:
+      case llvm::Instruction::And:
+      case llvm::Instruction::Or:
+      case llvm::Instruction::Xor:
+        return b.CreateBinOp(op->getOpcode(), low32(l, depth + 1), low32(r, depth + 1));
+      case llvm::Instruction::Shl:
+      case llvm::Instruction::AShr:
+        if (is_const(r) && const_u64(r) == 0) return low32(l, depth + 1);
+        if (op->getOpcode() == llvm::Instruction::Shl && is_const(r) && const_u64(r) < 32)
+          return b.CreateShl(low32(l, depth + 1), const_u64(r));
+        break;
+      case llvm::Instruction::LShr:
+        if (is_const(r) && const_u64(r) == 0) return low32(l, depth + 1);
+        // Bits shifted in from the upper half are zero when the operand was zero-extended from 32 bits.
+        if (auto* z = llvm::dyn_cast<llvm::ZExtInst>(l);
+            z && z->getSrcTy() == i32 && is_const(r) && const_u64(r) < 32)
+          return b.CreateLShr(z->getOperand(0), const_u64(r));
+        break;
+      default:
+        break;
+      }
+    }
+  }
+  return b.CreateTrunc(v, i32);
 }
 
 Value* Ctx::to64(Value* v) {
@@ -37,17 +97,22 @@ Value* Ctx::truth(Value* v) {
   return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
 }
 
+// A constant shift amount (the common case: from a decode-time field) is decided here, leaving no select
+// for the optimiser to fold.
 Value* Ctx::shl64(Value* a, Value* n) {
+  if (is_const(n)) return const_u64(n) >= 64 ? k64(0) : const_u64(n) == 0 ? a : b.CreateShl(a, n);
   Value* big = b.CreateICmpUGE(n, k64(64));
   return b.CreateSelect(big, k64(0), b.CreateShl(a, b.CreateAnd(n, k64(63))));
 }
 
 Value* Ctx::lshr64(Value* a, Value* n) {
+  if (is_const(n)) return const_u64(n) >= 64 ? k64(0) : const_u64(n) == 0 ? a : b.CreateLShr(a, n);
   Value* big = b.CreateICmpUGE(n, k64(64));
   return b.CreateSelect(big, k64(0), b.CreateLShr(a, b.CreateAnd(n, k64(63))));
 }
 
 Value* Ctx::ashr64(Value* a, Value* n) {
+  if (is_const(n)) return const_u64(n) == 0 ? a : b.CreateAShr(a, std::min<uint64_t>(const_u64(n), 63));
   Value* big = b.CreateICmpUGE(n, k64(64));
   return b.CreateAShr(a, b.CreateSelect(big, k64(63), n));
 }
@@ -161,6 +226,22 @@ void Ctx::reload(llvm::IRBuilder<>& at) {
         at.CreateLoad(v.var->getAllocatedType(), at.CreateConstInBoundsGEP1_64(i8, state, v.offset)), v.var);
 }
 
+void Ctx::set_register_scope(std::function<bool(size_t offset)> is_register) {
+  llvm::MDBuilder md(ctx);
+  llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("state");
+  register_scope_ = llvm::MDNode::get(ctx, {md.createAnonymousAliasScope(domain, "registers")});
+  is_register_ = std::move(is_register);
+}
+
+void Ctx::tag_register(llvm::Instruction* access, size_t offset) {
+  if (register_scope_ && is_register_(offset))
+    access->setMetadata(llvm::LLVMContext::MD_alias_scope, register_scope_);
+}
+
+void Ctx::not_registers(llvm::Instruction* access) {
+  if (register_scope_) access->setMetadata(llvm::LLVMContext::MD_noalias, register_scope_);
+}
+
 Value* Ctx::load_state(size_t offset, int bits, bool sign) {
   if (offset == pc_offset) return k64(pc);
   if (CachedVar* v = cached(offset, bits))
@@ -168,7 +249,9 @@ Value* Ctx::load_state(size_t offset, int bits, bool sign) {
   if (overlaps_cache(offset, bits))
     write_back(b, true); // another width than the cached one: memory must be current
   Value* p = b.CreateConstInBoundsGEP1_64(i8, state, offset);
-  return widen(*this, b.CreateLoad(storage_type(*this, bits), p), bits, sign);
+  llvm::LoadInst* ld = b.CreateLoad(storage_type(*this, bits), p);
+  tag_register(ld, offset);
+  return widen(*this, ld, bits, sign);
 }
 
 void Ctx::store_state(size_t offset, int bits, Value* v) {
@@ -180,7 +263,7 @@ void Ctx::store_state(size_t offset, int bits, Value* v) {
   }
   const bool overlap = overlaps_cache(offset, bits);
   if (overlap) write_back(b, true);
-  b.CreateStore(v, b.CreateConstInBoundsGEP1_64(i8, state, offset));
+  tag_register(b.CreateStore(v, b.CreateConstInBoundsGEP1_64(i8, state, offset)), offset);
   if (overlap) reload(b);
 }
 
@@ -197,7 +280,9 @@ Value* Ctx::load_elem(size_t offset, int bits, bool sign, Value* index) {
   }
   // A run-time index may reach any element: memory must be current.
   if (cache_load_bb_) write_back(b, true);
-  return widen(*this, b.CreateLoad(storage_type(*this, bits), elem_ptr(offset, bits, index)), bits, sign);
+  llvm::LoadInst* ld = b.CreateLoad(storage_type(*this, bits), elem_ptr(offset, bits, index));
+  if (is_const(index)) tag_register(ld, offset + const_u64(index) * size_t(bits / 8));
+  return widen(*this, ld, bits, sign);
 }
 
 void Ctx::store_elem(size_t offset, int bits, Value* index, Value* v) {
@@ -211,7 +296,8 @@ void Ctx::store_elem(size_t offset, int bits, Value* index, Value* v) {
     }
   }
   if (cache_load_bb_) write_back(b, true);
-  b.CreateStore(v, elem_ptr(offset, bits, index));
+  llvm::StoreInst* st = b.CreateStore(v, elem_ptr(offset, bits, index));
+  if (is_const(index)) tag_register(st, offset + const_u64(index) * size_t(bits / 8));
   if (cache_load_bb_) reload(b);
 }
 
@@ -316,6 +402,14 @@ Ctx::Known Ctx::meet(Known a, const Known& b) {
     it = other != b.end() && other->second == it->second ? std::next(it) : a.erase(it);
   }
   return a;
+}
+
+Value* Ctx::select_pure(Value* cond, const std::function<Value*()>& a, const std::function<Value*()>& bf) {
+  Value* c = truth(cond);
+  if (auto* k = llvm::dyn_cast<llvm::ConstantInt>(c)) return k->isZero() ? bf() : a();
+  Value* va = a();
+  Value* vb = bf();
+  return b.CreateSelect(c, va, vb);
 }
 
 Value* Ctx::select_lazy(Value* cond, const std::function<Value*()>& a, const std::function<Value*()>& bf) {

@@ -46,6 +46,8 @@ public:
   // ---- representation (mirrors adlrt::cu / cs and emit_cpp's conversions)
   Value* cu(int w, Value* v);        // clear bits above w
   Value* cs(int w, Value* v);        // sign-extend from bit w-1
+  Value* low32(Value* v, int depth); // trunc to i32, in 32-bit operations where that is cheaper
+  Value* band(Value* x, Value* y);   // ADL `&`
   Value* to64(Value* v);             // u128 -> low 64 bits; i64 unchanged
   Value* to128(Value* v, bool sign); // i64 -> i128 (sign- or zero-extended); i128 unchanged
   Value* truth(Value* v);            // i64 0/1 (or any i64/i128) -> i1 (non-zero)
@@ -85,6 +87,13 @@ public:
   void write_back(llvm::IRBuilder<>& at, bool all = false);
   // Reloads the cached variables from the state after something outside the function changed it.
   void reload(llvm::IRBuilder<>& at);
+
+  // ---- the guest registers as an alias scope. Once set, loads and stores of the state variables
+  // `is_register` selects (at a constant address) carry the scope, and `not_registers` marks an access or a
+  // call that reads and writes none of them (guest memory, the memory helpers): the optimiser then forwards
+  // register values across guest loads and stores, as it would across any unrelated memory access.
+  void set_register_scope(std::function<bool(size_t offset)> is_register);
+  void not_registers(llvm::Instruction* access);
 
   // ---- helpers implemented in C++ (called through their address)
   enum class Ret { Void, I64, I128 };
@@ -139,6 +148,8 @@ public:
   void emit_if(Value* cond, const std::function<void()>& then_fn, const std::function<void()>& else_fn);
   // c ? a : b, evaluating only the arm that is needed when an arm has side effects.
   Value* select_lazy(Value* cond, const std::function<Value*()>& a, const std::function<Value*()>& b_);
+  // c ? a : b where neither arm has side effects: a select of both, or only the arm a constant `c` picks.
+  Value* select_pure(Value* cond, const std::function<Value*()>& a, const std::function<Value*()>& b_);
   void ret(Value* v);    // ADL return (v nullptr for void)
   Value* finish_frame(); // after the body: the function's value
 
@@ -159,6 +170,9 @@ private:
   llvm::BasicBlock* cache_load_bb_ = nullptr;
   std::function<bool(size_t offset)> cacheable_;
   bool state_calls_ = false; // a helper that takes the state was called
+  llvm::MDNode* register_scope_ = nullptr;
+  std::function<bool(size_t offset)> is_register_;
+  void tag_register(llvm::Instruction* access, size_t offset);
 };
 
 // Runs an inlined ADL function body with its own return frame.
