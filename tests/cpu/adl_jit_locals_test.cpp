@@ -1,10 +1,8 @@
 // What the IR emitters' runtime knows about ADL locals at translation time (adljit::Ctx::load/store): a load
 // gives the value stored on every path to it, so values that depend only on decode-time fields stay
 // constants (an access size decides whether a load or store is inlined); otherwise it reads the local.
-#include "generator/runtime/adl_jit.h"
+#include "adl_jit_emitting.h"
 #include <gtest/gtest.h>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
 #include <optional>
 
 namespace {
@@ -12,23 +10,11 @@ namespace {
 using vplat::adljit::Ctx;
 using vplat::adljit::FrameScope;
 
-// One function `void f(ptr state, i64 x)` being built, with the emitter context at its entry, inside the
-// frame of one instruction.
-struct Emitting {
-  llvm::LLVMContext ctx;
-  llvm::Module mod{"m", ctx};
-  llvm::IRBuilder<> b{ctx};
-  llvm::Function* fn;
-  std::unique_ptr<Ctx> c;
+// One function `void f(ptr state, i64 x)` being built, inside the frame of one instruction.
+struct Emitting : EmittingFunction {
   std::optional<FrameScope> frame;
-  Emitting() {
-    auto* ft = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt64Ty()}, false);
-    fn = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, "f", &mod);
-    b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
-    c = std::make_unique<Ctx>(b, fn->getArg(0));
-    frame.emplace(*c, nullptr);
-  }
-  llvm::Value* runtime_value() { return fn->getArg(1); }
+  Emitting() : EmittingFunction(1) { frame.emplace(*c, nullptr); }
+  llvm::Value* runtime_value() { return runtime_arg(0); }
   // A local that `value` was stored to.
   llvm::AllocaInst* local_holding(uint64_t value) {
     llvm::AllocaInst* a = c->local(c->i64);

@@ -1,30 +1,18 @@
 // How the IR emitters' runtime builds 32-bit results (adljit::Ctx::cu, cs, low32): as extensions of i32
 // operations, which x86 selects without a 0xffffffff mask, and never by narrowing an operation whose low
 // half depends on its operand's upper half.
-#include "generator/runtime/adl_jit.h"
+#include "adl_jit_emitting.h"
 #include <gtest/gtest.h>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
 
 namespace {
 
 using vplat::adljit::Ctx;
 
-// One function `void f(ptr state, i64 x, i64 y)` being built, with the emitter context at its entry.
-struct Emitting {
-  llvm::LLVMContext ctx;
-  llvm::Module mod{"m", ctx};
-  llvm::IRBuilder<> b{ctx};
-  llvm::Function* fn;
-  std::unique_ptr<Ctx> c;
-  Emitting() {
-    auto* ft = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty()}, false);
-    fn = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, "f", &mod);
-    b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
-    c = std::make_unique<Ctx>(b, fn->getArg(0));
-  }
-  llvm::Value* x() { return fn->getArg(1); }
-  llvm::Value* y() { return fn->getArg(2); }
+// One function `void f(ptr state, i64 x, i64 y)` being built.
+struct Emitting : EmittingFunction {
+  Emitting() : EmittingFunction(2) {}
+  llvm::Value* x() { return runtime_arg(0); }
+  llvm::Value* y() { return runtime_arg(1); }
 };
 
 // The i32 value `v` zero- (or sign-) extends, or nullptr.
