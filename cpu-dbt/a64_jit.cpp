@@ -1409,8 +1409,6 @@ struct JitEngine::Impl {
   }
   uint64_t next_name_atomic() { return name_counter.fetch_add(1, std::memory_order_relaxed); }
 
-  // The optimisation pipeline, built once per thread that compiles (building it costs more than running it
-  // on a small block).
   // A 64-bit load whose users all take its low half becomes a 32-bit load (the host is little-endian),
   // which x86 selects as one zero-extending load, folded into its user where FastISel can. Run after the
   // loads that could be forwarded from 64-bit stores have been.
@@ -1439,6 +1437,8 @@ struct JitEngine::Impl {
     }
   };
 
+  // The optimisation pipeline, built once per thread that compiles (building it costs more than running it
+  // on a small block).
   struct Optimizer {
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
