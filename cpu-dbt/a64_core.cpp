@@ -346,9 +346,13 @@ bool Core::translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entr
   e.pa = t.pa & ~0xfffull;
   e.host = mem.ram_pointer(e.pa);
   const uint64_t data_page = page | (e.host && !align_mask_ ? 0 : TlbEntry::kSlowPath);
-  e.read = !fetch && permits(t, Access::Read, el) ? data_page : ~0ull;
-  e.write = !fetch && permits(t, Access::Write, el) ? data_page : ~0ull;
-  e.fetch = fetch && permits(t, Access::Fetch, el) ? page : ~0ull;
+  if (fetch) {
+    e.fetch = permits(t, Access::Fetch, el) ? page : ~0ull;
+    e.write = ~0ull;
+  } else {
+    e.read = permits(t, Access::Read, el) ? data_page : ~0ull;
+    e.write = permits(t, Access::Write, el) ? data_page : ~0ull;
+  }
   // Stores to translated code take the slow path, which drops the translations (page_write).
   if (jit_ && jit_->is_code_page(e.pa)) e.write = ~0ull;
   entry = &e;
