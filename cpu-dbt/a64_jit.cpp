@@ -276,6 +276,10 @@ struct BlockExit {
   uint64_t page_va = 0, page_pa = 0;
   uint32_t el = 0;
   uint8_t any_target = 0, boundary = 0;
+  // A first-tier exit with one target, at a block boundary, jumps to `direct`: the shared probe until
+  // link() finds the target on the exit's own page and puts the target's code here (Impl::link).
+  uint8_t linkable = 0;
+  BlockFn direct = nullptr;
 };
 constexpr uint32_t kNoSlot = ~0u; // a block without a run counter (--cpu-stats off)
 
@@ -381,7 +385,15 @@ struct JitEngine::Impl {
   static size_t cache_index(uint64_t va) { return ((va >> 2) ^ (va >> 16) ^ (va >> 40)) & (kCache - 1); }
   // The hotness table (JitEngine::kHeat).
   std::vector<uint16_t> heat = std::vector<uint16_t>(kHeat);
-  uint64_t cache_gen = 1;                   // bumped when blocks are dropped: every entry is then stale
+  uint64_t cache_gen = 1;               // bumped when blocks are dropped: every entry is then stale
+  std::vector<BlockExit*> direct_links; // exits whose `direct` is not the probe
+  // Every exit slot and jump cache entry becomes stale, and every direct link goes back to the probe: called
+  // before a block is dropped or replaced (so before its code and exits can be released).
+  void new_generation() {
+    ++cache_gen;
+    for (BlockExit* e : direct_links) e->direct = reinterpret_cast<BlockFn>(chain_probe);
+    direct_links.clear();
+  }
   std::unordered_set<Key, KeyHash> pending; // submitted to the background compiler
 
   // --cpu-stats (see JitEngine::count_instructions). Every core has a run counter per slot; a slot belongs to
@@ -432,6 +444,15 @@ struct JitEngine::Impl {
   // start (translated code checks the generation and the fetch TLB, as lookup does). Both ways of a branch
   // fit; a third target (an indirect branch) replaces the second.
   void link(BlockExit* exit, const Block& n) {
+    // A direct link needs none of the probe's tests but the budget and attention flags (the exit makes them):
+    // the target is the only one, the exit's own page is mapped as it was when the chain entered it (see the
+    // exits in build_function), and new_generation() undoes the link before the target can go.
+    if (exit->linkable && (n.key.va & ~0xfffull) == exit->page_va &&
+        (n.key.pa & ~0xfffull) == exit->page_pa && n.key.el == exit->el && exit->direct != n.fn) {
+      if (exit->direct == reinterpret_cast<BlockFn>(chain_probe)) direct_links.push_back(exit);
+      exit->direct = n.fn;
+      ++stats.direct_links;
+    }
     ExitSlot* exits = exit->slots;
     ExitSlot* s = &exits[exits[0].gen == cache_gen && exits[0].va != n.key.va ? 1 : 0];
     s->va = n.key.va;
@@ -678,6 +699,17 @@ struct JitEngine::Impl {
     auto sym = j.lookup("vplat_chain_probe");
     if (!sym) jit_failed(sym.takeError());
     chain_probe = llvm::jitTargetAddressToPointer<void*>(sym->getValue());
+    name_in_perf_map(chain_probe, "vplat_chain_probe");
+  }
+
+  // VPLAT_JIT_PERF_MAP=1: a symbol for perf (sizes are not known here: a profile attributes a sample to the
+  // nearest start below it).
+  void name_in_perf_map(const void* code, const char* name) {
+    if (!perf_map) return;
+    std::lock_guard<std::mutex> l(perf_map_lock);
+    std::fprintf(perf_map, "%llx 1 %s\n", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(code)),
+                 name);
+    std::fflush(perf_map);
   }
 
   explicit Impl(bool synchronous) : sync(synchronous) {
@@ -717,6 +749,7 @@ struct JitEngine::Impl {
     jit = make_jit(level, true);
     jit_opt = make_jit(llvm::CodeGenOpt::Default, false);
     enter = make_enter(*jit);
+    name_in_perf_map(reinterpret_cast<const void*>(enter), "vplat_enter");
     if (!sync) worker = std::thread([this] { work(); });
   }
 
@@ -797,13 +830,10 @@ struct JitEngine::Impl {
       Result r;
       r.fn = llvm::jitTargetAddressToPointer<BlockFn>((*found)[symbols[i]].getAddress());
       if (perf_map) {
-        // VPLAT_JIT_PERF_MAP=1: each block's start as a symbol in perf's map file (sizes are not known here:
-        // a profile attributes a sample to the nearest start below it).
-        std::lock_guard<std::mutex> l(perf_map_lock);
-        std::fprintf(perf_map, "%llx 1 blk_%llx_el%u\n",
-                     static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(r.fn)),
-                     static_cast<unsigned long long>(reqs[i].key.va), reqs[i].key.el);
-        std::fflush(perf_map);
+        char name[64];
+        std::snprintf(name, sizeof name, "blk_%llx_el%u%s", static_cast<unsigned long long>(reqs[i].key.va),
+                      reqs[i].key.el, reqs[i].optimized ? "_t2" : "");
+        name_in_perf_map(reinterpret_cast<const void*>(r.fn), name);
       }
       r.code = code;
       r.req = std::move(reqs[i]);
@@ -1016,7 +1046,17 @@ struct JitEngine::Impl {
         done_phi->addIncoming(total, maybe_loop);
         eb.SetInsertPoint(to_probe);
         eb.CreateStore(host_ptr(eb, exit), at_offset(eb, off.last_exit));
-        llvm::CallInst* call = eb.CreateCall(ft, host_ptr(eb, chain_probe), {state, attention, left, total});
+        exit->direct = reinterpret_cast<BlockFn>(chain_probe);
+        exit->linkable = targets == Targets::One && exit->boundary;
+        llvm::Value* next = host_ptr(eb, chain_probe);
+        if (exit->linkable) {
+          // What try_run tests between blocks (the probe tests it too): the budget is not used up and the
+          // attention flags are as the chain began.
+          llvm::Value* go_on = eb.CreateAnd(eb.CreateICmpSGT(left, eb.getInt64(0)),
+                                            eb.CreateICmpEQ(load_attention(eb, state, true), attention));
+          next = eb.CreateSelect(go_on, eb.CreateLoad(eb.getPtrTy(), host_ptr(eb, &exit->direct)), next);
+        }
+        llvm::CallInst* call = eb.CreateCall(ft, next, {state, attention, left, total});
         call->setCallingConv(kBlockCallingConv);
         call->setTailCallKind(llvm::CallInst::TCK_MustTail);
         eb.CreateRet(call);
@@ -1644,7 +1684,7 @@ struct JitEngine::Impl {
     Block* raw = blk.get();
     auto& slot = blocks[k];
     if (slot) {
-      ++cache_gen; // the cache may point at the block replaced
+      new_generation(); // the cache may point at the block replaced
       release_counts(*slot);
     }
     slot = std::move(blk);
@@ -1661,7 +1701,7 @@ struct JitEngine::Impl {
   void drop_page(uint64_t pa_page) {
     auto p = pages.find(pa_page);
     if (p == pages.end()) return;
-    ++cache_gen;
+    new_generation();
     for (const Key& k : p->second.keys) {
       auto it = blocks.find(k);
       if (it == blocks.end()) continue;
@@ -1679,7 +1719,7 @@ struct JitEngine::Impl {
   void drop_all() {
     for (auto& [key, blk] : blocks) release_counts(*blk);
     blocks.clear();
-    ++cache_gen;
+    new_generation();
     pages.clear();
     std::fill(code_filter.begin(), code_filter.end(), 0);
     pending.clear();
@@ -1808,11 +1848,12 @@ JitEngine::~JitEngine() {
     std::fprintf(
         stderr,
         "jit: returns to the run loop: %llu at the budget, %llu attention, %llu faults, %llu declined, "
-        "%llu no block next; %llu exits not linked yet (%llu of indirect branches)\n",
+        "%llu no block next; %llu exits not linked yet (%llu of indirect branches); %llu direct links made\n",
         static_cast<unsigned long long>(e.budget), static_cast<unsigned long long>(e.attention),
         static_cast<unsigned long long>(e.fault), static_cast<unsigned long long>(e.declined),
         static_cast<unsigned long long>(e.no_block), static_cast<unsigned long long>(e.unlinked),
-        static_cast<unsigned long long>(e.unlinked_indirect));
+        static_cast<unsigned long long>(e.unlinked_indirect),
+        static_cast<unsigned long long>(s.direct_links));
     std::fprintf(
         stderr,
         "jit: %llu modules; compile thread CPU time: IR %.2f s, passes %.2f s, code generation %.2f s "

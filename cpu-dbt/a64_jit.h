@@ -35,6 +35,7 @@ struct JitStats {
   uint64_t fallback_insns = 0;    // instructions inside blocks that call their interpreter function
   uint64_t insns_interpreted = 0; // by the run loop, counted when it next offers a block start
   uint64_t requests_dropped = 0;  // compile requests not seen hot for JitEngine::kMaxWaitMs, dropped unmade
+  uint64_t direct_links = 0;      // first-tier exits made to jump straight to their next block
 };
 
 class JitEngine {

@@ -243,6 +243,42 @@ TEST(Jit, BlocksFollowEachOtherWithoutTheRunLoop) {
   EXPECT_LT(m.core.jit()->stats().blocks_run, 100u);
 }
 
+// A block's exit to the one block it can reach on its own page jumps there directly once linked, and every
+// generation change undoes such links. Here the BL block's exit is linked to the function's block; then runs
+// of one iteration start at the function until the second tier replaces its block (VPLAT_JIT_TIER2=5: at its
+// fifth chain start) and the first-tier code replaced is released; then a run long enough for the BL's exit
+// to jump on into the function: were it still linked to the released code, it would jump into released
+// memory. The BL block starts no chain in those runs, so it stays in the first tier.
+TEST(Jit, DirectLinksNeverReachReplacedBlocks) {
+  for (const char* tier2 : {"0", "5"}) {
+    SCOPED_TRACE(std::string("VPLAT_JIT_TIER2=") + tier2);
+    setenv("VPLAT_JIT_TIER2", tier2, 1);
+    Machine m(Engine::Jit);
+    unsetenv("VPLAT_JIT_TIER2");
+    m.start("jit_direct");
+    for (unsigned i = 0; i < 1000 && (m.core.X[9] == 0 || m.core.PC != m.core.X[9]); ++i) m.core.run(1);
+    const uint64_t function = m.core.X[9];
+    ASSERT_EQ(m.core.PC, function);
+    // The function, the code after the call, the BL and the function again: the BL's exit is linked.
+    EXPECT_EQ(m.core.run(9).retired, 9u);
+    EXPECT_EQ(m.core.run(4).retired, 4u); // the code after the call
+    EXPECT_EQ(m.core.run(1).retired, 1u); // the BL
+    ASSERT_EQ(m.core.PC, function);
+    const uint64_t compiled = m.core.jit()->stats().blocks_compiled;
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(m.core.run(7).retired, 7u); // one iteration from the function
+    if (tier2[0] != '0') {
+      EXPECT_EQ(m.core.jit()->stats().blocks_compiled, compiled + 1); // the function's block, replaced
+    }
+    EXPECT_EQ(m.core.run(9).retired, 9u); // ... and on from the BL into the function
+    RunResult r = m.core.run(1'000'000);
+    ASSERT_EQ(r.exit, Exit::Off);
+    EXPECT_EQ(m.records(), 0u);
+    EXPECT_EQ(m.core.X[2], 10000u);
+    EXPECT_EQ(m.core.X[3], 9999u * 10000u / 2);
+    EXPECT_GT(m.core.jit()->stats().direct_links, 0u);
+  }
+}
+
 // The steps of trace() in each of `engines` are those of the interpreter, `want`.
 static void expect_steps_of_the_interpreter(const std::vector<Step>& want, uint64_t total_interp,
                                             std::initializer_list<Engine> engines, Core::RunEnd end) {
