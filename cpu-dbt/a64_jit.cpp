@@ -276,9 +276,13 @@ struct BlockExit {
   uint64_t page_va = 0, page_pa = 0;
   uint32_t el = 0;
   uint8_t any_target = 0, boundary = 0;
-  // A first-tier exit with one target, at a block boundary, jumps to `direct`: the shared probe until
-  // link() finds the target on the exit's own page and puts the target's code here (Impl::link).
+  // A first-tier exit with one target, at a block boundary, jumps to `direct` while `direct_gen` is the
+  // current generation (Impl::cache_gen), else to the shared probe; link() sets both when it finds the
+  // target on the exit's own page. The exit writes its target to `target` as it is taken: Core::last_exit_
+  // may be an earlier exit of the chain (a second-tier exit jumps on without setting it), so link() checks
+  // that this exit does lead to the block it links.
   uint8_t linkable = 0;
+  uint64_t target = 0, direct_gen = 0;
   BlockFn direct = nullptr;
 };
 constexpr uint32_t kNoSlot = ~0u; // a block without a run counter (--cpu-stats off)
@@ -385,15 +389,7 @@ struct JitEngine::Impl {
   static size_t cache_index(uint64_t va) { return ((va >> 2) ^ (va >> 16) ^ (va >> 40)) & (kCache - 1); }
   // The hotness table (JitEngine::kHeat).
   std::vector<uint16_t> heat = std::vector<uint16_t>(kHeat);
-  uint64_t cache_gen = 1;               // bumped when blocks are dropped: every entry is then stale
-  std::vector<BlockExit*> direct_links; // exits whose `direct` is not the probe
-  // Every exit slot and jump cache entry becomes stale, and every direct link goes back to the probe: called
-  // before a block is dropped or replaced (so before its code and exits can be released).
-  void new_generation() {
-    ++cache_gen;
-    for (BlockExit* e : direct_links) e->direct = reinterpret_cast<BlockFn>(chain_probe);
-    direct_links.clear();
-  }
+  uint64_t cache_gen = 1;                   // bumped when blocks are dropped: every entry is then stale
   std::unordered_set<Key, KeyHash> pending; // submitted to the background compiler
 
   // --cpu-stats (see JitEngine::count_instructions). Every core has a run counter per slot; a slot belongs to
@@ -444,13 +440,14 @@ struct JitEngine::Impl {
   // start (translated code checks the generation and the fetch TLB, as lookup does). Both ways of a branch
   // fit; a third target (an indirect branch) replaces the second.
   void link(BlockExit* exit, const Block& n) {
-    // A direct link needs none of the probe's tests but the budget and attention flags (the exit makes them):
-    // the target is the only one, the exit's own page is mapped as it was when the chain entered it (see the
-    // exits in build_function), and new_generation() undoes the link before the target can go.
-    if (exit->linkable && (n.key.va & ~0xfffull) == exit->page_va &&
-        (n.key.pa & ~0xfffull) == exit->page_pa && n.key.el == exit->el && exit->direct != n.fn) {
-      if (exit->direct == reinterpret_cast<BlockFn>(chain_probe)) direct_links.push_back(exit);
+    // A direct link needs only some of the probe's tests (the exit makes them: the budget, the attention
+    // flags and the generation): the target is the only one, and the exit's own page is mapped as it was when
+    // the chain entered it (see the exits in build_function).
+    if (exit->linkable && exit->target == n.key.va && (n.key.va & ~0xfffull) == exit->page_va &&
+        (n.key.pa & ~0xfffull) == exit->page_pa && n.key.el == exit->el &&
+        (exit->direct != n.fn || exit->direct_gen != cache_gen)) {
       exit->direct = n.fn;
+      exit->direct_gen = cache_gen;
       ++stats.direct_links;
     }
     ExitSlot* exits = exit->slots;
@@ -1046,14 +1043,16 @@ struct JitEngine::Impl {
         done_phi->addIncoming(total, maybe_loop);
         eb.SetInsertPoint(to_probe);
         eb.CreateStore(host_ptr(eb, exit), at_offset(eb, off.last_exit));
-        exit->direct = reinterpret_cast<BlockFn>(chain_probe);
         exit->linkable = targets == Targets::One && exit->boundary;
         llvm::Value* next = host_ptr(eb, chain_probe);
         if (exit->linkable) {
           // What try_run tests between blocks (the probe tests it too): the budget is not used up and the
-          // attention flags are as the chain began.
+          // attention flags are as the chain began; and the link is of the current generation.
           llvm::Value* go_on = eb.CreateAnd(eb.CreateICmpSGT(left, eb.getInt64(0)),
                                             eb.CreateICmpEQ(load_attention(eb, state, true), attention));
+          go_on = eb.CreateAnd(go_on, eb.CreateICmpEQ(eb.CreateLoad(i64, host_ptr(eb, &exit->direct_gen)),
+                                                      eb.CreateLoad(i64, host_ptr(eb, &cache_gen))));
+          eb.CreateStore(target, host_ptr(eb, &exit->target));
           next = eb.CreateSelect(go_on, eb.CreateLoad(eb.getPtrTy(), host_ptr(eb, &exit->direct)), next);
         }
         llvm::CallInst* call = eb.CreateCall(ft, next, {state, attention, left, total});
@@ -1684,7 +1683,7 @@ struct JitEngine::Impl {
     Block* raw = blk.get();
     auto& slot = blocks[k];
     if (slot) {
-      new_generation(); // the cache may point at the block replaced
+      ++cache_gen; // the cache may point at the block replaced
       release_counts(*slot);
     }
     slot = std::move(blk);
@@ -1701,7 +1700,7 @@ struct JitEngine::Impl {
   void drop_page(uint64_t pa_page) {
     auto p = pages.find(pa_page);
     if (p == pages.end()) return;
-    new_generation();
+    ++cache_gen;
     for (const Key& k : p->second.keys) {
       auto it = blocks.find(k);
       if (it == blocks.end()) continue;
@@ -1719,7 +1718,7 @@ struct JitEngine::Impl {
   void drop_all() {
     for (auto& [key, blk] : blocks) release_counts(*blk);
     blocks.clear();
-    new_generation();
+    ++cache_gen;
     pages.clear();
     std::fill(code_filter.begin(), code_filter.end(), 0);
     pending.clear();
