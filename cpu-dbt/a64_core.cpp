@@ -530,6 +530,56 @@ void Core::make_decode_cache() {
   for (size_t i = 0; i < kDecodedSize; ++i) decoded_[i] = nop;
 }
 
+Core::PredecodedInsn Core::predecode(uint32_t insn) {
+  const int id = a64::decode(insn);
+  return PredecodedInsn{a64::kExec[id], insn, decoded_info(id)};
+}
+
+// The run loop's work per instruction, less what a block's instructions cannot need: JitEngine only
+// pre-decodes instructions a translated block may hold (no WFI/WFE/SEV, nothing that changes the EL, DAIF or
+// the FP trap), and declines blocks with FP instructions while they trap.
+uint32_t Core::run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t limit, uint64_t done,
+                              uint32_t attention, bool& faulted, bool& at_boundary) {
+  const uint32_t count = static_cast<uint32_t>(std::min<uint64_t>(n, limit));
+  uint32_t info = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    // Read before the call: a store of this instruction to its own page releases the block's list (at the
+    // next safe point, not now; the attention test below then ends the run).
+    const PredecodedInsn& d = insns[i];
+    const uint32_t insn = d.insn;
+    info = d.info;
+    if (info & (kFlagSpBase | kFlagUnpriv)) [[unlikely]] {
+      if ((info & kFlagSpBase) && sp_check_ && ((insn >> 5) & 31) == 31 && (X[31] & 15)) {
+        raise(Exception::SpAlignment);
+        faulted = true;
+        return i;
+      }
+      if ((info & kFlagUnpriv) && ((insn >> 10) & 3) == 2) access_el_ = 0;
+    }
+    cur_insn = insn;
+    block_done_ = done + i;
+    const uint64_t next = PC + 4;
+    NPC = next;
+    d.exec(*this, insn);
+    if (info & kFlagUnpriv) [[unlikely]]
+      access_el_ = el_;
+    if (EXC) [[unlikely]] {
+      faulted = true;
+      return i;
+    }
+    if (info & kFlagExclLoad) [[unlikely]]
+      note_exclusive_load();
+    PC = NPC;
+    if (insn_counts) ++insn_counts[info >> 8];
+    if (PC != next || attention_.load(std::memory_order_relaxed) != attention) [[unlikely]] {
+      at_boundary = (info & kFlagEndsBlock) || !(PC & (JitEngine::kRegionBytes - 1));
+      return i + 1;
+    }
+  }
+  at_boundary = (info & kFlagEndsBlock) || !(PC & (JitEngine::kRegionBytes - 1));
+  return count;
+}
+
 // After a load-exclusive: record the physical address it marked (its TLB entry was just filled).
 void Core::note_exclusive_load() {
   auto& slot = tlb_[el_][(EXCL_ADDR >> 12) & (kTlbSize - 1)];

@@ -248,6 +248,15 @@ public:
   uint32_t cur_insn = 0; // the instruction being executed
   uint64_t excl_pa = 0;  // physical address the exclusive monitor marks (valid while EXCL_VALID)
 
+  // One instruction of a pre-decoded block (JitEngine): its interpreter function, and what the run loop's
+  // decode cache would hold for it.
+  struct PredecodedInsn {
+    a64::ExecFn exec;
+    uint32_t insn;
+    uint32_t info; // as DecodedInsn::info
+  };
+  static PredecodedInsn predecode(uint32_t insn);
+
   // ---- Used by the helpers (a64_helpers.cpp, a64_system_helpers.cpp); not an interface.
   struct TlbEntry {
     // The VA page (bits 63:12) if that access hits, else ~0. A data access that hits but must not take the
@@ -369,6 +378,14 @@ private:
   static uint32_t decoded_info(int id);
   void note_exclusive_load();
   void make_decode_cache();
+
+  // Runs the `n` instructions at PC one by one as run() would, without fetching or decoding them: at most
+  // `limit`, and only on while each goes to the next (a taken branch ends the run) and the attention flags
+  // stay `attention`. `done`: the instructions the caller's chain retired before (for retired_exact()).
+  // Returns how many completed; `faulted`: the next one raised an exception (EXC set, PC at it);
+  // `at_boundary`: the run stopped where a block may start (as run() decides it).
+  uint32_t run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t limit, uint64_t done,
+                          uint32_t attention, bool& faulted, bool& at_boundary);
 
   void update_cached();
   void take_exception(uint32_t esr, uint64_t far, bool far_valid, uint64_t ret, unsigned offset,

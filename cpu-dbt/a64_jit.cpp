@@ -7,6 +7,7 @@
 #include "cpu-dbt/a64_core.h"
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdio>
@@ -294,7 +295,8 @@ constexpr uint32_t kNoSlot = ~0u; // a block without a run counter (--cpu-stats 
 struct Graveyard {
   std::vector<llvm::orc::ResourceTrackerSP> code;
   std::vector<std::unique_ptr<BlockExit[]>> slots;
-  bool empty() const { return code.empty() && slots.empty(); }
+  std::vector<std::unique_ptr<Core::PredecodedInsn[]>> predecoded;
+  bool empty() const { return code.empty() && slots.empty() && predecoded.empty(); }
 };
 struct Chunk {
   llvm::orc::ResourceTrackerSP rt;
@@ -308,12 +310,33 @@ struct Chunk {
   }
 };
 
+// The instructions of a pre-decoded block (see Impl::predecode), released like translated code: a store one
+// of them makes may drop the block while it runs.
+struct Predecoded {
+  std::unique_ptr<Core::PredecodedInsn[]> insns;
+  uint32_t n = 0;
+  uint32_t runs = 0; // since the block was made or last asked to be compiled
+  Graveyard* graveyard = nullptr;
+  size_t* live = nullptr; // the engine's count of pre-decoded blocks
+  Predecoded(uint32_t count, Graveyard* g, size_t* l)
+      : insns(new Core::PredecodedInsn[count]), n(count), graveyard(g), live(l) {
+    ++*live;
+  }
+  Predecoded(const Predecoded&) = delete;
+  Predecoded& operator=(const Predecoded&) = delete;
+  ~Predecoded() {
+    graveyard->predecoded.push_back(std::move(insns));
+    --*live;
+  }
+};
+
 struct Block {
   Key key;
   unsigned len = 0; // 0: nothing translatable starts here
   bool fp = false;  // contains FP/SIMD instructions (they trap when CPACR_EL1.FPEN says so)
   BlockFn fn = nullptr;
   std::shared_ptr<Chunk> code;
+  std::unique_ptr<Predecoded> pre; // without fn: the block runs pre-decoded until it is compiled
   // Tiers: how often the run loop started a chain here (a sample of where time goes: chains restart at
   // each quantum), and whether this is the optimised translation already (or one is being made).
   uint32_t samples = 0;
@@ -389,7 +412,8 @@ struct JitEngine::Impl {
   static size_t cache_index(uint64_t va) { return ((va >> 2) ^ (va >> 16) ^ (va >> 40)) & (kCache - 1); }
   // The hotness table (JitEngine::kHeat).
   std::vector<uint16_t> heat = std::vector<uint16_t>(kHeat);
-  uint64_t cache_gen = 1;                   // bumped when blocks are dropped: every entry is then stale
+  size_t predecoded_live = 0; // blocks that run pre-decoded (not translations: kMaxBlocks leaves them out)
+  uint64_t cache_gen = 1;     // bumped when blocks are dropped: every entry is then stale
   std::unordered_set<Key, KeyHash> pending; // submitted to the background compiler
 
   // --cpu-stats (see JitEngine::count_instructions). Every core has a run counter per slot; a slot belongs to
@@ -495,10 +519,14 @@ struct JitEngine::Impl {
   // (several times faster), a second-tier one only improves a translation. With one queue, the second tier's
   // compiles (tens of milliseconds each) kept code that had just become hot waiting in the interpreter:
   // during bzip2 in the guest, ~0.9 G of its instructions were interpreted while their blocks were queued.
-  // Within a tier, the block seen hot most recently goes first, and requests not seen hot for
+  // Within a tier, the block seen hot most often lately goes first, and requests not seen hot for
   // max_wait_ms are dropped unmade (see work()).
   std::vector<Request> queue, queue_tier2;
-  std::unordered_map<Key, uint64_t, KeyHash> hot_again; // queued keys seen hot again since, and when
+  struct Heat {
+    uint64_t last_ms = 0; // when last seen hot again
+    double score = 0;     // decayed count of the times, as of last_ms
+  };
+  std::unordered_map<Key, Heat, KeyHash> hot_again; // queued keys seen hot again since they were queued
   std::vector<Result> results;
   std::atomic<bool> results_ready{false};
   bool stopping = false;
@@ -525,6 +553,15 @@ struct JitEngine::Impl {
   // VPLAT_JIT_HOT=N (1..32767): the hotness threshold instead of kHotThreshold, for tuning.
   const unsigned hot_threshold =
       static_cast<unsigned>(env_number("VPLAT_JIT_HOT", 1, kHeatCount, JitEngine::kHotThreshold));
+  // VPLAT_JIT_PREDECODE=N: runs of a block start before it runs pre-decoded (0: never; below hot_threshold).
+  // A synchronous engine compiles at once instead.
+  const unsigned predecode_threshold = [this] {
+    const auto n = static_cast<unsigned>(
+        env_number("VPLAT_JIT_PREDECODE", 0, kHeatCount, JitEngine::kPredecodeThreshold));
+    return sync || n >= hot_threshold ? 0u : n;
+  }();
+  // Block starts are counted up to this: the first threshold a start meets.
+  const unsigned first_threshold = predecode_threshold ? predecode_threshold : hot_threshold;
 
   static std::unique_ptr<llvm::orc::LLJIT> make_jit(llvm::CodeGenOpt::Level level, bool fast_isel) {
     auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -763,6 +800,7 @@ struct JitEngine::Impl {
     blocks.clear();
     graveyard.code.clear();
     graveyard.slots.clear();
+    graveyard.predecoded.clear();
   }
 
   // ---------------------------------------------------------------------------------- translation
@@ -1402,11 +1440,20 @@ struct JitEngine::Impl {
   }
   // VPLAT_JIT_MAX_WAIT=ms (1..600000): how long a queued request waits without being seen hot again.
   const uint64_t max_wait_ms = env_number("VPLAT_JIT_MAX_WAIT", 1, 600000, JitEngine::kMaxWaitMs);
-  // A queued block reached its tier's threshold again: it keeps its place at the front.
+  // A queued block reached its tier's threshold again: its heat goes up by one.
   void still_hot(const Key& key) {
     const uint64_t t = now_ms();
     std::lock_guard<std::mutex> l(m);
-    hot_again[key] = t;
+    Heat& h = hot_again[key];
+    h.score = decayed(h.score, h.last_ms, t) + 1.0;
+    h.last_ms = t;
+  }
+  // How often a queued block was seen hot lately: each time adds one, and the sum halves every
+  // kHeatHalfLifeMs. The block that runs most now goes first.
+  static constexpr double kHeatHalfLifeMs = 250.0;
+  static double decayed(double score, uint64_t since_ms, uint64_t now) {
+    return now <= since_ms ? score
+                           : score * std::exp2(-static_cast<double>(now - since_ms) / kHeatHalfLifeMs);
   }
 
   // VPLAT_JIT_STATS: why chains of blocks returned to try_run (an unlinked exit goes on in its loop).
@@ -1552,7 +1599,16 @@ struct JitEngine::Impl {
         const uint64_t now = now_ms();
         auto last_hot = [&](const Request& r) {
           auto it = hot_again.find(r.key);
-          return it == hot_again.end() ? r.hot_ms : std::max(r.hot_ms, it->second);
+          return it == hot_again.end() ? r.hot_ms : std::max(r.hot_ms, it->second.last_ms);
+        };
+        // In first-come order, the hot loop of a program just started waited behind ~170 blocks its
+        // start-up (and the kernel's exec and page faults) had made hot once: bzip2 -9 ran interpreted for
+        // its first ~3 s, ~160 M instructions. Its loop meanwhile reached the threshold ~700 times a second.
+        auto heat_of = [&](const Request& r) {
+          double score = decayed(1.0, r.hot_ms, now);
+          if (auto it = hot_again.find(r.key); it != hot_again.end())
+            score += decayed(it->second.score, it->second.last_ms, now);
+          return score;
         };
         for (std::vector<Request>* q : {&queue, &queue_tier2}) {
           auto stale = std::stable_partition(
@@ -1570,13 +1626,26 @@ struct JitEngine::Impl {
         const bool tier2 = queue.empty();
         std::vector<Request>& from = tier2 ? queue_tier2 : queue;
         const size_t take = std::min(from.size(), tier2 ? kBatchTier2 : batch_size);
-        std::partial_sort(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(take), from.end(),
-                          [&](const Request& a, const Request& b) { return last_hot(a) > last_hot(b); });
+        std::vector<double> heat_now(from.size());
+        for (size_t i = 0; i < from.size(); ++i) heat_now[i] = heat_of(from[i]);
+        std::vector<size_t> order(from.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take), order.end(),
+                          [&](size_t a, size_t b) { return heat_now[a] > heat_now[b]; });
+        std::vector<bool> taken(from.size());
         for (size_t i = 0; i < take; ++i) {
-          hot_again.erase(from[i].key);
-          batch.push_back(std::move(from[i]));
+          Request& r = from[order[i]];
+          hot_again.erase(r.key);
+          batch.push_back(std::move(r));
+          taken[order[i]] = true;
         }
-        from.erase(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(take));
+        size_t kept = 0;
+        for (size_t i = 0; i < from.size(); ++i)
+          if (!taken[i]) {
+            if (kept != i) from[kept] = std::move(from[i]);
+            ++kept;
+          }
+        from.resize(kept);
         if (compile_log)
           for (const Request& r : batch)
             std::fprintf(
@@ -1624,6 +1693,13 @@ struct JitEngine::Impl {
   Request form(Core& c, const Key& key, const Core::TlbEntry& e, unsigned max_len) {
     Request r;
     r.key = key;
+    r.words = read_words(c, key, e, max_len);
+    r.epoch = epoch;
+    if (counting && !r.words.empty()) r.count_slot = take_slot();
+    return r;
+  }
+  std::vector<uint32_t> read_words(Core& c, const Key& key, const Core::TlbEntry& e, unsigned max_len) {
+    std::vector<uint32_t> words;
     uint64_t off = key.va & 0xfff;
     // Blocks end at every kRegionBytes boundary (the run loop offers a block start there), so that code
     // entered in the middle of a long straight run (after an interrupt, or at the start of a run() quantum)
@@ -1642,12 +1718,48 @@ struct JitEngine::Impl {
       const int id = g::decode(insn);
       Role role = role_of(id, insn);
       if (role == Role::Outside) break;
-      r.words.push_back(insn);
+      words.push_back(insn);
       if (role == Role::Last && !is_conditional_branch(id)) break;
     }
-    r.epoch = epoch;
-    if (counting && !r.words.empty()) r.count_slot = take_slot();
-    return r;
+    return words;
+  }
+
+  // The first tier's compiles take milliseconds each and queue up where a program starts (bzip2 -9 ran
+  // interpreted for its first ~3 s while ~170 blocks waited), so a block start that gets warm first runs
+  // pre-decoded: its instructions' interpreter functions called in turn, without the run loop's fetch and
+  // decode (made at once, on this thread). Its runs are counted on towards the first tier's threshold.
+  Block* predecode(Core& c, const Key& key, const Core::TlbEntry& e) {
+    const uint64_t page = key.pa & ~0xfffull;
+    snapshot(c, page);
+    const std::vector<uint32_t> words = read_words(c, key, e, kMaxBlockInsns);
+    auto blk = std::make_unique<Block>();
+    blk->key = key;
+    if (!words.empty()) {
+      mark_code_page(page);
+      blk->len = static_cast<unsigned>(words.size());
+      blk->pre = std::make_unique<Predecoded>(blk->len, &graveyard, &predecoded_live);
+      for (unsigned i = 0; i < blk->len; ++i) {
+        blk->pre->insns[i] = Core::predecode(words[i]);
+        if (insn_flags(g::decode(words[i])) & kFlagFp) blk->fp = true;
+      }
+      ++stats.blocks_predecoded;
+    } // else nothing to run here: a marker, so the run loop stops asking (as submit makes)
+    pages[page].keys.push_back(key);
+    Block* raw = blk.get();
+    blocks[key] = std::move(blk);
+    set_entry(key, raw);
+    return raw->pre ? raw : nullptr;
+  }
+
+  // A block start reached a threshold: it runs pre-decoded from now on, or (already pre-decoded, or with
+  // pre-decoding off) it is queued for the first tier.
+  Block* became_hot(Core& c, const Key& key, const Core::TlbEntry& e) {
+    if (predecode_threshold && !blocks.count(key)) return predecode(c, key, e);
+    if (!pending.count(key))
+      submit(c, key, e, kMaxBlockInsns, false, nullptr);
+    else
+      still_hot(key);
+    return nullptr;
   }
 
   Block* install(Result&& res) {
@@ -1683,7 +1795,9 @@ struct JitEngine::Impl {
     Block* raw = blk.get();
     auto& slot = blocks[k];
     if (slot) {
-      ++cache_gen; // the cache may point at the block replaced
+      // Exit slots and the jump cache may point at the code replaced; never at a pre-decoded block, whose
+      // cache entry set_entry replaces.
+      if (!slot->pre) ++cache_gen;
       release_counts(*slot);
     }
     slot = std::move(blk);
@@ -1731,6 +1845,7 @@ struct JitEngine::Impl {
       if (rt) cantFail(rt->remove());
     graveyard.code.clear();
     graveyard.slots.clear();
+    graveyard.predecoded.clear();
   }
 
   // Taken before any block of the page is read, so that a concurrent write by a device is either in the
@@ -1785,7 +1900,8 @@ struct JitEngine::Impl {
       if (next.va & (kRegionBytes - 1) ||
           role_of(g::decode(prev.words.back()), prev.words.back()) != Role::Body)
         break;
-      if (!(next.va & 0xfff) || blocks.count(next) || pending.count(next)) break;
+      if (!(next.va & 0xfff) || pending.count(next)) break;
+      if (auto it = blocks.find(next); it != blocks.end() && !it->second->pre) break;
       Request nr = form(c, next, e, kMaxBlockInsns);
       if (nr.words.empty()) break;
       nr.page_gen = p.gen;
@@ -1824,7 +1940,7 @@ double thread_cpu_seconds() {
 
 JitEngine::JitEngine(bool synchronous) : impl_(std::make_unique<Impl>(synchronous)) {
   heat_ = impl_->heat.data();
-  hot_threshold_ = impl_->hot_threshold;
+  hot_threshold_ = impl_->first_threshold;
   sync_ = synchronous;
 }
 JitEngine::~JitEngine() {
@@ -1843,6 +1959,9 @@ JitEngine::~JitEngine() {
         static_cast<unsigned long long>(s.fallback_insns),
         static_cast<unsigned long long>(s.insns_interpreted),
         static_cast<unsigned long long>(s.requests_dropped));
+    std::fprintf(stderr, "jit: %llu blocks pre-decoded, %llu of the instructions in blocks ran pre-decoded\n",
+                 static_cast<unsigned long long>(s.blocks_predecoded),
+                 static_cast<unsigned long long>(s.insns_predecoded));
     const auto& e = impl_->chain_ends;
     std::fprintf(
         stderr,
@@ -1916,7 +2035,7 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
   uint16_t& h = heat[heat_index(pc, el)];
   const bool counting_only = !(h & kHasBlock) && !sync;
   if (counting_only) {
-    if (!count || (++h & kHeatCount) < hot_threshold) return nullptr;
+    if (!count || (++h & kHeatCount) < first_threshold) return nullptr;
     h &= kHasBlock; // hot now: counted again from zero whatever follows
   }
   const Core::TlbEntry* ep = &c.itlb_[el][(pc >> 12) & (Core::kTlbSize - 1)];
@@ -1932,33 +2051,30 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
   const Core::TlbEntry& e = *ep;
   if (!e.host && c.config.system) return nullptr; // code outside RAM is interpreted
   const uint64_t pa = e.pa | (pc & 0xfff);
-  if (counting_only) {
-    const Key key{pc, pa, el};
-    if (!pending.count(key))
-      submit(c, key, e, kMaxBlockInsns, false, nullptr);
-    else
-      still_hot(key);
-    return nullptr;
-  }
+  if (counting_only) return became_hot(c, Key{pc, pa, el}, e);
   Entry& en = cache[cache_index(pc)];
   if (en.gen != cache_gen || en.va != pc || en.pa != pa || en.el != el) {
     const Key key{pc, pa, el};
     auto it = blocks.find(key);
     en = Entry{pc, pa, el, cache_gen, it == blocks.end() ? nullptr : it->second.get()};
   }
-  if (en.block || !count) return en.block;
+  if (Block* b = en.block) {
+    if (count && b->pre && !b->fn && ++b->pre->runs >= hot_threshold) {
+      b->pre->runs = 0;
+      became_hot(c, b->key, e);
+    }
+    return b;
+  }
+  if (!count) return nullptr;
   const Key key{pc, pa, el};
   if (sync) {
     Block* b = nullptr;
     submit(c, key, e, kMaxBlockInsns, true, &b);
     return b;
   }
-  if ((++h & kHeatCount) >= hot_threshold) {
+  if ((++h & kHeatCount) >= first_threshold) {
     h &= kHasBlock;
-    if (!pending.count(key))
-      submit(c, key, e, kMaxBlockInsns, false, nullptr);
-    else
-      still_hot(key);
+    return became_hot(c, key, e);
   }
   return nullptr;
 }
@@ -1970,18 +2086,19 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   c.jit_retired_mark_ = c.retired;
   if (!im.graveyard.empty()) im.collect_garbage();
   im.poll_results();
-  if (im.blocks.size() > kMaxBlocks) im.drop_all();
+  if (im.blocks.size() - im.predecoded_live > kMaxBlocks || im.predecoded_live > kMaxPredecoded)
+    im.drop_all();
   if (c.il_) return false;
   Block* b = im.lookup(c, true);
-  if (!b || !b->fn || (b->fp && c.fp_trap_)) return false;
-  if (im.tier2_samples && !b->second_tier && ++b->samples >= im.tier2_samples) {
+  if (!b || !(b->fn || b->pre) || (b->fp && c.fp_trap_)) return false;
+  if (b->fn && im.tier2_samples && !b->second_tier && ++b->samples >= im.tier2_samples) {
     b->samples = 0;
     if (b->optimized)
       im.still_hot(b->key); // asked for already
     else
       b = im.tier_up(c, b);
   }
-  im.remember_jump(*b);
+  if (b->fn) im.remember_jump(*b);
   // Blocks follow one another while nothing the run loop checks between instructions has changed: the
   // attention flags are as they were (EL, DAIF, the power state and the FP trap cannot change inside blocks:
   // the instructions that change them are interpreted), and the budget is not used up (with a run that ends
@@ -1994,7 +2111,16 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   for (;;) {
     c.last_exit_ = nullptr;
     const uint64_t before = total;
-    uint64_t r = im.enter(b->fn, &c, attention, budget_left - total, total);
+    uint64_t r;
+    if (b->fn) {
+      r = im.enter(b->fn, &c, attention, budget_left - total, total);
+    } else {
+      bool fault = false, boundary = false;
+      const uint32_t k = c.run_predecoded(b->pre->insns.get(), b->pre->n, budget_left - total, total,
+                                          attention, fault, boundary);
+      im.stats.insns_predecoded += k;
+      r = (total + k) | (fault ? kFaulted : 0) | (boundary ? kAtBoundary : 0);
+    }
     total = r & ~(kFaulted | kAtBoundary);
     ++im.stats.blocks_run;
     if (r & kFaulted) {
@@ -2022,12 +2148,14 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
       if (exits->any_target) ++im.chain_ends.unlinked_indirect;
     }
     b = im.lookup(c, !im.sync);
-    if (!b || !b->fn || (b->fp && c.fp_trap_)) {
+    if (!b || !(b->fn || b->pre) || (b->fp && c.fp_trap_)) {
       ++im.chain_ends.no_block;
       break;
     }
-    if (exits) im.link(exits, *b);
-    im.remember_jump(*b);
+    if (b->fn) {
+      if (exits) im.link(exits, *b);
+      im.remember_jump(*b);
+    }
   }
   c.in_block_ = false;
   if (total == 0 && !faulted) return false;

@@ -36,6 +36,8 @@ struct JitStats {
   uint64_t insns_interpreted = 0; // by the run loop, counted when it next offers a block start
   uint64_t requests_dropped = 0;  // compile requests not seen hot for JitEngine::kMaxWaitMs, dropped unmade
   uint64_t direct_links = 0;      // first-tier exits made to jump straight to their next block
+  uint64_t blocks_predecoded = 0; // blocks made to run pre-decoded (JitEngine::kPredecodeThreshold)
+  uint64_t insns_predecoded = 0;  // instructions they ran
 };
 
 class JitEngine {
@@ -53,7 +55,11 @@ public:
   // 16 -> ~150 s, 256 -> 37 s, 1024 -> 19 s, 4096 -> 13 s on a loaded 2-core host). 2048 was tried only
   // with a cheaper pass pipeline that a64_jit.cpp does not use (see Optimizer), in single noisy runs.
   static constexpr unsigned kHotThreshold = 4096;
-  static constexpr size_t kMaxBlocks = 32768; // translations kept before the cache is flushed
+  // Runs of a block start before it runs pre-decoded: its instructions' interpreter functions called in
+  // turn, without the run loop's fetch and decode, until its translation is made. Costs microseconds.
+  static constexpr unsigned kPredecodeThreshold = 32;
+  static constexpr size_t kMaxBlocks = 32768;              // translations kept before the cache is flushed
+  static constexpr size_t kMaxPredecoded = 4 * kMaxBlocks; // and pre-decoded blocks
 
   explicit JitEngine(bool synchronous);
   ~JitEngine();
@@ -119,8 +125,8 @@ public:
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  uint16_t* heat_ = nullptr; // Impl's hotness table
-  unsigned hot_threshold_ = kHotThreshold;
+  uint16_t* heat_ = nullptr;               // Impl's hotness table
+  unsigned hot_threshold_ = kHotThreshold; // the first threshold a block start meets
   bool sync_ = false;
 };
 
