@@ -315,7 +315,6 @@ struct Chunk {
 struct Predecoded {
   std::unique_ptr<Core::PredecodedInsn[]> insns;
   uint32_t n = 0;
-  uint32_t runs = 0; // since the block was made or last asked to be compiled
   Graveyard* graveyard = nullptr;
   size_t* live = nullptr; // the engine's count of pre-decoded blocks
   Predecoded(uint32_t count, Graveyard* g, size_t* l)
@@ -337,6 +336,13 @@ struct Block {
   BlockFn fn = nullptr;
   std::shared_ptr<Chunk> code;
   std::unique_ptr<Predecoded> pre; // without fn: the block runs pre-decoded until it is compiled
+  // Of a pre-decoded block, kept here (not behind `pre`) as try_run reads them at every run: its
+  // instructions, runs since it was made or last asked to be compiled, and the block that followed it last
+  // on its own page while `next_gen` is Impl::block_gen (so its run needs no lookup).
+  const Core::PredecodedInsn* insns = nullptr;
+  uint32_t n_insns = 0, runs = 0;
+  Block* next = nullptr;
+  uint64_t next_va = 0, next_gen = 0;
   // Tiers: how often the run loop started a chain here (a sample of where time goes: chains restart at
   // each quantum), and whether this is the optimised translation already (or one is being made).
   uint32_t samples = 0;
@@ -414,6 +420,7 @@ struct JitEngine::Impl {
   std::vector<uint16_t> heat = std::vector<uint16_t>(kHeat);
   size_t predecoded_live = 0; // blocks that run pre-decoded (not translations: kMaxBlocks leaves them out)
   uint64_t cache_gen = 1;     // bumped when blocks are dropped: every entry is then stale
+  uint64_t block_gen = 1; // bumped when any Block goes (also one replaced by its translation): Block::next
   std::unordered_set<Key, KeyHash> pending; // submitted to the background compiler
 
   // --cpu-stats (see JitEngine::count_instructions). Every core has a run counter per slot; a slot belongs to
@@ -1742,11 +1749,15 @@ struct JitEngine::Impl {
         blk->pre->insns[i] = Core::predecode(words[i]);
         if (insn_flags(g::decode(words[i])) & kFlagFp) blk->fp = true;
       }
+      blk->insns = blk->pre->insns.get();
+      blk->n_insns = blk->len;
       ++stats.blocks_predecoded;
     } // else nothing to run here: a marker, so the run loop stops asking (as submit makes)
     pages[page].keys.push_back(key);
     Block* raw = blk.get();
-    blocks[key] = std::move(blk);
+    auto& slot = blocks[key];
+    if (slot) ++block_gen;
+    slot = std::move(blk);
     set_entry(key, raw);
     return raw->pre ? raw : nullptr;
   }
@@ -1798,6 +1809,7 @@ struct JitEngine::Impl {
       // Exit slots and the jump cache may point at the code replaced; never at a pre-decoded block, whose
       // cache entry set_entry replaces.
       if (!slot->pre) ++cache_gen;
+      ++block_gen;
       release_counts(*slot);
     }
     slot = std::move(blk);
@@ -1815,6 +1827,7 @@ struct JitEngine::Impl {
     auto p = pages.find(pa_page);
     if (p == pages.end()) return;
     ++cache_gen;
+    ++block_gen;
     for (const Key& k : p->second.keys) {
       auto it = blocks.find(k);
       if (it == blocks.end()) continue;
@@ -1833,6 +1846,7 @@ struct JitEngine::Impl {
     for (auto& [key, blk] : blocks) release_counts(*blk);
     blocks.clear();
     ++cache_gen;
+    ++block_gen;
     pages.clear();
     std::fill(code_filter.begin(), code_filter.end(), 0);
     pending.clear();
@@ -1871,7 +1885,9 @@ struct JitEngine::Impl {
       auto blk = std::make_unique<Block>();
       blk->key = key;
       Block* raw = blk.get();
-      blocks[key] = std::move(blk);
+      auto& slot = blocks[key];
+      if (slot) ++block_gen;
+      slot = std::move(blk);
       set_entry(key, raw);
       pages[page].keys.push_back(key);
       if (out) *out = raw;
@@ -2059,8 +2075,8 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
     en = Entry{pc, pa, el, cache_gen, it == blocks.end() ? nullptr : it->second.get()};
   }
   if (Block* b = en.block) {
-    if (count && b->pre && !b->fn && ++b->pre->runs >= hot_threshold) {
-      b->pre->runs = 0;
+    if (count && b->pre && !b->fn && ++b->runs >= hot_threshold) {
+      b->runs = 0;
       became_hot(c, b->key, e);
     }
     return b;
@@ -2116,8 +2132,8 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
       r = im.enter(b->fn, &c, attention, budget_left - total, total);
     } else {
       bool fault = false, boundary = false;
-      const uint32_t k = c.run_predecoded(b->pre->insns.get(), b->pre->n, budget_left - total, total,
-                                          attention, fault, boundary);
+      const uint32_t k =
+          c.run_predecoded(b->insns, b->n_insns, budget_left - total, total, attention, fault, boundary);
       im.stats.insns_predecoded += k;
       r = (total + k) | (fault ? kFaulted : 0) | (boundary ? kAtBoundary : 0);
     }
@@ -2147,7 +2163,22 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
       ++im.chain_ends.unlinked;
       if (exits->any_target) ++im.chain_ends.unlinked_indirect;
     }
-    b = im.lookup(c, !im.sync);
+    // A pre-decoded block's run goes on to the block that followed it last on its page without a lookup
+    // (the page is mapped as when the chain entered it; pre-decoded blocks neither link nor jump).
+    Block* const prev = b;
+    if (!prev->fn && prev->next && prev->next_va == c.PC && prev->next_gen == im.block_gen &&
+        (prev->next->fn || prev->next->runs + 1 < im.hot_threshold)) {
+      b = prev->next;
+      if (!b->fn) ++b->runs;
+    } else {
+      b = im.lookup(c, !im.sync);
+      if (b && !prev->fn && (b->key.va & ~0xfffull) == (prev->key.va & ~0xfffull) &&
+          (b->key.pa & ~0xfffull) == (prev->key.pa & ~0xfffull)) {
+        prev->next = b;
+        prev->next_va = b->key.va;
+        prev->next_gen = im.block_gen;
+      }
+    }
     if (!b || !(b->fn || b->pre) || (b->fp && c.fp_trap_)) {
       ++im.chain_ends.no_block;
       break;
