@@ -314,11 +314,10 @@ struct Chunk {
 // of them makes may drop the block while it runs.
 struct Predecoded {
   std::unique_ptr<Core::PredecodedInsn[]> insns;
-  uint32_t n = 0;
   Graveyard* graveyard = nullptr;
   size_t* live = nullptr; // the engine's count of pre-decoded blocks
   Predecoded(uint32_t count, Graveyard* g, size_t* l)
-      : insns(new Core::PredecodedInsn[count]), n(count), graveyard(g), live(l) {
+      : insns(new Core::PredecodedInsn[count]), graveyard(g), live(l) {
     ++*live;
   }
   Predecoded(const Predecoded&) = delete;
@@ -1608,9 +1607,8 @@ struct JitEngine::Impl {
           auto it = hot_again.find(r.key);
           return it == hot_again.end() ? r.hot_ms : std::max(r.hot_ms, it->second.last_ms);
         };
-        // In first-come order, the hot loop of a program just started waited behind ~170 blocks its
-        // start-up (and the kernel's exec and page faults) had made hot once: bzip2 -9 ran interpreted for
-        // its first ~3 s, ~160 M instructions. Its loop meanwhile reached the threshold ~700 times a second.
+        // The block that runs most now goes first: a program's hot loop reaches its threshold again many
+        // times a second (bzip2 -9's ~700 while queued), blocks its start-up made hot once do not.
         auto heat_of = [&](const Request& r) {
           double score = decayed(1.0, r.hot_ms, now);
           if (auto it = hot_again.find(r.key); it != hot_again.end())
