@@ -1824,14 +1824,23 @@ struct JitEngine::Impl {
   void drop_page(uint64_t pa_page) {
     auto p = pages.find(pa_page);
     if (p == pages.end()) return;
-    ++cache_gen;
-    ++block_gen;
+    // Exit slots, direct links and the jump cache lead only to compiled code: a page of pre-decoded blocks
+    // alone (most pages, as pages of exited programs are reused for data) needs no new generation, which
+    // would send every chain back to the run loop to be linked again; its blocks' cache entries go.
+    bool translated = false;
     for (const Key& k : p->second.keys) {
       auto it = blocks.find(k);
       if (it == blocks.end()) continue;
+      if (it->second->fn) translated = true;
+      if (Entry& en = cache[cache_index(k.va)]; en.block == it->second.get()) en.gen = 0;
       release_counts(*it->second);
       blocks.erase(it);
     }
+    if (translated) {
+      ++cache_gen;
+      ++stats.invalidated_translated;
+    }
+    ++block_gen;
     uint64_t gen = p->second.gen + 1;
     pages.erase(p);
     // Keep the generation so that a compile in flight for this page is not installed.
@@ -1973,9 +1982,13 @@ JitEngine::~JitEngine() {
         static_cast<unsigned long long>(s.fallback_insns),
         static_cast<unsigned long long>(s.insns_interpreted),
         static_cast<unsigned long long>(s.requests_dropped));
-    std::fprintf(stderr, "jit: %llu blocks pre-decoded, %llu of the instructions in blocks ran pre-decoded\n",
-                 static_cast<unsigned long long>(s.blocks_predecoded),
-                 static_cast<unsigned long long>(s.insns_predecoded));
+    std::fprintf(
+        stderr,
+        "jit: %llu blocks pre-decoded, %llu of the instructions in blocks ran pre-decoded; %llu of the "
+        "pages invalidated held compiled code\n",
+        static_cast<unsigned long long>(s.blocks_predecoded),
+        static_cast<unsigned long long>(s.insns_predecoded),
+        static_cast<unsigned long long>(s.invalidated_translated));
     const auto& e = impl_->chain_ends;
     std::fprintf(
         stderr,
