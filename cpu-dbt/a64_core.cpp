@@ -549,12 +549,12 @@ uint32_t Core::run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t 
     const uint32_t insn = d.insn;
     info = d.info;
     if (info & (kFlagSpBase | kFlagUnpriv)) [[unlikely]] {
-      if ((info & kFlagSpBase) && sp_check_ && ((insn >> 5) & 31) == 31 && (X[31] & 15)) {
+      if ((info & kFlagSpBase) && sp_misaligned(insn)) {
         raise(Exception::SpAlignment);
         faulted = true;
         return i;
       }
-      if ((info & kFlagUnpriv) && ((insn >> 10) & 3) == 2) access_el_ = 0;
+      if ((info & kFlagUnpriv) && unprivileged(insn)) access_el_ = 0;
     }
     cur_insn = insn;
     block_done_ = done + i;
@@ -674,11 +674,11 @@ RunResult Core::run(uint64_t budget, RunEnd end) {
           raise_trap(0x07, 0);
           goto fault;
         }
-        if ((info & kFlagSpBase) && sp_check_ && ((insn >> 5) & 31) == 31 && (X[31] & 15)) {
+        if ((info & kFlagSpBase) && sp_misaligned(insn)) {
           raise(Exception::SpAlignment);
           goto fault;
         }
-        if ((info & kFlagUnpriv) && ((insn >> 10) & 3) == 2) access_el_ = 0;
+        if ((info & kFlagUnpriv) && unprivileged(insn)) access_el_ = 0;
         if ((info & kFlagHint) && config.system) {
           unsigned op = (insn >> 5) & 0x7f;
           if (op == 3 || op == 2) { // WFI, WFE

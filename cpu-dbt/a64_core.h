@@ -378,6 +378,9 @@ private:
   static uint32_t decoded_info(int id);
   void note_exclusive_load();
   void make_decode_cache();
+  // Tests the run loop (and run_predecoded) makes before an instruction with kFlagSpBase / kFlagUnpriv.
+  bool sp_misaligned(uint32_t insn) const { return sp_check_ && ((insn >> 5) & 31) == 31 && (X[31] & 15); }
+  static bool unprivileged(uint32_t insn) { return ((insn >> 10) & 3) == 2; }
 
   // Runs the `n` instructions at PC one by one as run() would, without fetching or decoding them: at most
   // `limit`, and only on while each goes to the next (a taken branch ends the run) and the attention flags

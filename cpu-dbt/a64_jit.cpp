@@ -336,10 +336,10 @@ struct Block {
   std::shared_ptr<Chunk> code;
   std::unique_ptr<Predecoded> pre; // without fn: the block runs pre-decoded until it is compiled
   // Of a pre-decoded block, kept here (not behind `pre`) as try_run reads them at every run: its
-  // instructions, runs since it was made or last asked to be compiled, and the block that followed it last
-  // on its own page while `next_gen` is Impl::block_gen (so its run needs no lookup).
+  // instructions (`len` of them), runs since it was made or last asked to be compiled, and the block that
+  // followed it last on its own page while `next_gen` is Impl::block_gen (so its run needs no lookup).
   const Core::PredecodedInsn* insns = nullptr;
-  uint32_t n_insns = 0, runs = 0;
+  uint32_t runs = 0;
   Block* next = nullptr;
   uint64_t next_va = 0, next_gen = 0;
   // Tiers: how often the run loop started a chain here (a sample of where time goes: chains restart at
@@ -1232,7 +1232,7 @@ struct JitEngine::Impl {
       const uint8_t flags = insn_flags(id);
       const bool branch = role_of(id, insn) == Role::Last;
       const bool sp_check = (flags & kFlagSpBase) && ((insn >> 5) & 31) == 31;
-      const bool unpriv = (flags & kFlagUnpriv) && ((insn >> 10) & 3) == 2;
+      const bool unpriv = (flags & kFlagUnpriv) && Core::unprivileged(insn);
       const bool fallback = g::kJitFallback[id] != nullptr;
       // Anything that may raise an exception needs PC (the return address) and the instruction word.
       const bool precise = info.may_fault || sp_check || fallback;
@@ -1748,7 +1748,6 @@ struct JitEngine::Impl {
         if (insn_flags(g::decode(words[i])) & kFlagFp) blk->fp = true;
       }
       blk->insns = blk->pre->insns.get();
-      blk->n_insns = blk->len;
       ++stats.blocks_predecoded;
     } // else nothing to run here: a marker, so the run loop stops asking (as submit makes)
     pages[page].keys.push_back(key);
@@ -2086,7 +2085,7 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
     en = Entry{pc, pa, el, cache_gen, it == blocks.end() ? nullptr : it->second.get()};
   }
   if (Block* b = en.block) {
-    if (count && b->pre && !b->fn && ++b->runs >= hot_threshold) {
+    if (count && b->pre && ++b->runs >= hot_threshold) {
       b->runs = 0;
       became_hot(c, b->key, e);
     }
@@ -2144,7 +2143,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     } else {
       bool fault = false, boundary = false;
       const uint32_t k =
-          c.run_predecoded(b->insns, b->n_insns, budget_left - total, total, attention, fault, boundary);
+          c.run_predecoded(b->insns, b->len, budget_left - total, total, attention, fault, boundary);
       im.stats.insns_predecoded += k;
       r = (total + k) | (fault ? kFaulted : 0) | (boundary ? kAtBoundary : 0);
     }
