@@ -1006,6 +1006,7 @@ struct JitEngine::Impl {
         else
           c.reload(b); // no variable is made after the first call (Ctx::cached), so this list is complete
       };
+      c.keeps_registers = memory_helper;
       c.fault_exit_for = [&](void* fn) -> llvm::BasicBlock* {
         if (!memory_helper(fn)) return nullptr;
         if (!memory_fault) {

@@ -273,31 +273,19 @@ Value* Ctx::elem_ptr(size_t offset, int bits, Value* index) {
 }
 
 Value* Ctx::load_elem(size_t offset, int bits, bool sign, Value* index) {
-  if (is_const(index)) {
-    size_t at = offset + const_u64(index) * size_t(bits / 8);
-    if (CachedVar* v = cached(at, bits))
-      return widen(*this, b.CreateLoad(v->var->getAllocatedType(), v->var), bits, sign);
-  }
+  // A constant index names one state variable.
+  if (is_const(index)) return load_state(offset + const_u64(index) * size_t(bits / 8), bits, sign);
   // A run-time index may reach any element: memory must be current.
   if (cache_load_bb_) write_back(b, true);
   llvm::LoadInst* ld = b.CreateLoad(storage_type(*this, bits), elem_ptr(offset, bits, index));
-  if (is_const(index)) tag_register(ld, offset + const_u64(index) * size_t(bits / 8));
   return widen(*this, ld, bits, sign);
 }
 
 void Ctx::store_elem(size_t offset, int bits, Value* index, Value* v) {
+  if (is_const(index)) return store_state(offset + const_u64(index) * size_t(bits / 8), bits, v);
   if (bits < 64) v = b.CreateTrunc(v, storage_type(*this, bits));
-  if (is_const(index)) {
-    size_t at = offset + const_u64(index) * size_t(bits / 8);
-    if (CachedVar* cv = cached(at, bits)) {
-      b.CreateStore(v, cv->var);
-      cv->written = true;
-      return;
-    }
-  }
   if (cache_load_bb_) write_back(b, true);
-  llvm::StoreInst* st = b.CreateStore(v, elem_ptr(offset, bits, index));
-  if (is_const(index)) tag_register(st, offset + const_u64(index) * size_t(bits / 8));
+  b.CreateStore(v, elem_ptr(offset, bits, index));
   if (cache_load_bb_) reload(b);
 }
 
@@ -330,7 +318,7 @@ Value* Ctx::call_helper_direct(void* fn_addr, Ret ret, bool with_state, const st
   if (with_state && around_call) around_call(fn_addr, false);
   Value* r = b.CreateCall(ft, callee, vals);
   if (with_state && around_call) around_call(fn_addr, true);
-  if (with_state) state_calls_ = true;
+  if (with_state && !(keeps_registers && keeps_registers(fn_addr))) state_calls_ = true;
   if (may_fault) check_fault(fn_addr);
   return r;
 }

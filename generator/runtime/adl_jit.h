@@ -110,6 +110,10 @@ public:
   // Set by the caller (or empty): emitted before (after = false) and after (after = true) every call of a
   // helper that takes the state, e.g. to write the state cache back and reload it.
   std::function<void(void* fn, bool after)> around_call;
+  // Set by the caller (or empty): true for a helper that takes the state but reads and writes none of the
+  // cacheable variables (the memory helpers), so that variables first used after a call of it are still
+  // cached (loaded at the function's start: nothing changed them in between).
+  std::function<bool(void* fn)> keeps_registers;
   // Set by the caller (or empty): where a fault raised by helper `fn` leaves the instruction, when that is
   // not fault_block() (nullptr: fault_block()).
   std::function<llvm::BasicBlock*(void* fn)> fault_exit_for;
