@@ -968,9 +968,12 @@ struct JitEngine::Impl {
     }
 
     vplat::adljit::Ctx c(b, state);
-    // The general-purpose, flag and vector registers: what the memory helpers neither read nor write.
+    // The general-purpose, flag and vector registers, and the next PC a branch computes: what the memory
+    // helpers neither read nor write. (In the second tier's state cache, a branch's target is then an SSA
+    // value, stored at the exits only.)
     auto is_register = [](size_t o) {
-      return o < offsetof(g::State, PC) || (o >= offsetof(g::State, NF) && o <= offsetof(g::State, VF)) ||
+      return o < offsetof(g::State, PC) || o == offsetof(g::State, NPC) ||
+             (o >= offsetof(g::State, NF) && o <= offsetof(g::State, VF)) ||
              (o >= offsetof(g::State, V) && o < offsetof(g::State, V) + sizeof(g::State::V));
     };
     c.set_register_scope(is_register);
@@ -1288,7 +1291,7 @@ struct JitEngine::Impl {
       if (unpriv)
         b.CreateStore(b.getInt32(0), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
       access_el = unpriv ? 0 : req.key.el;
-      if (branch) store64(b, npc, b.getInt64(pc + 4));
+      if (branch) c.store_state(npc, 64, c.k64(pc + 4));
       if (fallback || !g::kJitEmit[id](c, insn)) {
         ++stats_fallback;
         c.call_helper(reinterpret_cast<void*>(g::kExec[id]), vplat::adljit::Ctx::Ret::Void, true,
@@ -1301,7 +1304,7 @@ struct JitEngine::Impl {
         b.CreateStore(b.getInt32(req.key.el),
                       b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
       if (branch && i + 1 < n) { // a conditional branch inside the block: a side exit when taken
-        llvm::Value* target = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, npc));
+        llvm::Value* target = c.load_state(npc, 64, false);
         auto* taken = llvm::BasicBlock::Create(*ctx, "taken", f);
         auto* stay = llvm::BasicBlock::Create(*ctx, "not_taken", f);
         b.CreateCondBr(b.CreateICmpNE(target, b.getInt64(pc + 4)), taken, stay);
@@ -1313,7 +1316,7 @@ struct JitEngine::Impl {
         continue;
       }
       if (branch) {
-        llvm::Value* target = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, npc));
+        llvm::Value* target = c.load_state(npc, 64, false);
         store64(b, pc_off, target);
         chain(b, target, i + 1,
               std::string_view(info.cls) == "branch_imm" ? Targets::One
@@ -1336,7 +1339,7 @@ struct JitEngine::Impl {
     if (!ended) {
       uint64_t end = req.key.va + 4ull * n;
       store64(b, pc_off, b.getInt64(end));
-      store64(b, npc, b.getInt64(end));
+      c.store_state(npc, 64, c.k64(end));
       chain(b, b.getInt64(end), n, Targets::One);
     }
     {
