@@ -993,6 +993,7 @@ struct JitEngine::Impl {
     // Exits, slow paths and faults are rare: marked so, code generation lays the fast path out as one
     // straight line and moves the rest out of the way.
     llvm::MDNode* unlikely = llvm::MDBuilder(*ctx).createBranchWeights(1, 1 << 20);
+    llvm::MDNode* likely = llvm::MDBuilder(*ctx).createBranchWeights(1 << 20, 1);
     auto* decline = llvm::BasicBlock::Create(*ctx, "decline", f); // completed at the end
     {
       auto* body = llvm::BasicBlock::Create(*ctx, "body", f);
@@ -1152,20 +1153,28 @@ struct JitEngine::Impl {
         eb.CreateRet(call);
         return;
       }
+      // What try_run tests between blocks: the budget is not used up and the attention flags are as the
+      // chain began. A jump back to this block's start loops here; every other way out writes the state
+      // cache back once, before the slots are tried.
+      llvm::Value* go_on = eb.CreateAnd(eb.CreateICmpSGT(left, eb.getInt64(0)),
+                                        eb.CreateICmpEQ(load_attention(eb, state), attention));
       auto* out = llvm::BasicBlock::Create(*ctx, "out", f);
-      auto* awake = llvm::BasicBlock::Create(*ctx, "chain", f);
-      eb.CreateCondBr(eb.CreateICmpSLE(left, eb.getInt64(0)), out, awake, unlikely);
-      eb.SetInsertPoint(awake);
-      llvm::Value* att = load_attention(eb, state);
-      auto* again = llvm::BasicBlock::Create(*ctx, "again", f);
-      eb.CreateCondBr(eb.CreateICmpNE(att, attention), out, again, unlikely);
-      eb.SetInsertPoint(again);
-      auto* probe = llvm::BasicBlock::Create(*ctx, "probe", f);
-      eb.CreateCondBr(eb.CreateICmpEQ(target, eb.getInt64(req.key.va)), loop, probe);
-      limit_phi->addIncoming(left, again);
-      done_phi->addIncoming(total, again);
-      eb.SetInsertPoint(probe);
+      auto* leave = llvm::BasicBlock::Create(*ctx, "leave", f);
+      auto* c_target = llvm::dyn_cast<llvm::ConstantInt>(target);
+      if (!c_target || c_target->getZExtValue() == req.key.va) {
+        auto* again = llvm::BasicBlock::Create(*ctx, "again", f);
+        eb.CreateCondBr(eb.CreateAnd(go_on, eb.CreateICmpEQ(target, eb.getInt64(req.key.va))), again, leave);
+        llvm::IRBuilder<>(again).CreateBr(loop);
+        limit_phi->addIncoming(left, again);
+        done_phi->addIncoming(total, again);
+      } else {
+        eb.CreateBr(leave);
+      }
+      eb.SetInsertPoint(leave);
       write_back(eb);
+      auto* probe = llvm::BasicBlock::Create(*ctx, "probe", f);
+      eb.CreateCondBr(go_on, probe, out, likely);
+      eb.SetInsertPoint(probe);
       llvm::Value* gen = eb.CreateLoad(i64, host_ptr(eb, &cache_gen));
       auto field = [&](const void* p) { return eb.CreateLoad(i64, host_ptr(eb, p)); };
       // An exit with one target only ever links it, into the first slot (link()): a current generation says
@@ -1246,7 +1255,6 @@ struct JitEngine::Impl {
       if (indirect) probe_jump_cache(epa, mapped);
       eb.CreateBr(out);
       eb.SetInsertPoint(out);
-      write_back(eb);
       eb.CreateStore(host_ptr(eb, exits), at_offset(eb, off.last_exit));
       eb.CreateRet(boundary_after(k) ? eb.CreateOr(total, eb.getInt64(kAtBoundary)) : total);
     };
@@ -1350,12 +1358,19 @@ struct JitEngine::Impl {
         llvm::Value* target = c.load_state(npc, 64, false);
         auto* taken = llvm::BasicBlock::Create(*ctx, "taken", f);
         auto* stay = llvm::BasicBlock::Create(*ctx, "not_taken", f);
-        b.CreateCondBr(b.CreateICmpNE(target, b.getInt64(pc + 4)), taken, stay);
+        llvm::Value* leaving = b.CreateICmpNE(target, b.getInt64(pc + 4));
+        // With the state cache, a run whose budget is used up here leaves through the same exit, not taken
+        // (PC = NPC = the next instruction; the exit does not jump on with the budget used up): one
+        // write-back of the cache on the way out instead of two, and the flags the branch tested are then
+        // used only on the way out, so the passes sink their computation there when nothing else reads them.
+        const bool one_way_out = c.state_cache_enabled();
+        if (one_way_out) leaving = b.CreateOr(leaving, b.CreateICmpSLE(limit, b.getInt64(i + 1)));
+        b.CreateCondBr(leaving, taken, stay);
         llvm::IRBuilder<> tb(taken);
         store64(tb, pc_off, target);
         chain(tb, target, i + 1, Targets::One);
         b.SetInsertPoint(stay);
-        leave_if_budget_used(i);
+        if (!one_way_out) leave_if_budget_used(i);
         continue;
       }
       if (branch) {
