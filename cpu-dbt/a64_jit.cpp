@@ -1097,10 +1097,10 @@ struct JitEngine::Impl {
       llvm::Value* counter = b.CreateConstInBoundsGEP1_64(i64, table, req.count_slot);
       b.CreateStore(b.CreateAdd(b.CreateLoad(i64, counter), b.getInt64(1)), counter);
     }
-    // The block's end, PC = `target` stored, `k` instructions retired: jump to the block an exit slot holds
-    // for `target` if the budget covers more, the attention flags are as the chain began (what try_run checks
-    // between blocks) and the fetch TLB maps `target` to that block's page; else return to the run loop,
-    // telling it which slots to fill.
+    // The block's end, PC = `target` (stored here where the block does not loop back to its start), `k`
+    // instructions retired: jump to the block an exit slot holds for `target` if the budget covers more, the
+    // attention flags are as the chain began (what try_run checks between blocks) and the fetch TLB maps
+    // `target` to that block's page; else return to the run loop, telling it which slots to fill.
     unsigned exits_made = 0;
     // Whether the point after the block's first k instructions is a block boundary (Core::RunEnd).
     auto boundary_after = [&](unsigned k) {
@@ -1134,6 +1134,7 @@ struct JitEngine::Impl {
         limit_phi->addIncoming(left, maybe_loop);
         done_phi->addIncoming(total, maybe_loop);
         eb.SetInsertPoint(to_probe);
+        store64(eb, pc_off, target);
         eb.CreateStore(host_ptr(eb, exit), at_offset(eb, off.last_exit));
         exit->linkable = targets == Targets::One && exit->boundary;
         llvm::Value* next = host_ptr(eb, chain_probe);
@@ -1171,6 +1172,7 @@ struct JitEngine::Impl {
         eb.CreateBr(leave);
       }
       eb.SetInsertPoint(leave);
+      store64(eb, pc_off, target);
       write_back(eb);
       auto* probe = llvm::BasicBlock::Create(*ctx, "probe", f);
       eb.CreateCondBr(go_on, probe, out, likely);
@@ -1367,7 +1369,6 @@ struct JitEngine::Impl {
         if (one_way_out) leaving = b.CreateOr(leaving, b.CreateICmpSLE(limit, b.getInt64(i + 1)));
         b.CreateCondBr(leaving, taken, stay);
         llvm::IRBuilder<> tb(taken);
-        store64(tb, pc_off, target);
         chain(tb, target, i + 1, Targets::One);
         b.SetInsertPoint(stay);
         if (!one_way_out) leave_if_budget_used(i);
@@ -1375,7 +1376,6 @@ struct JitEngine::Impl {
       }
       if (branch) {
         llvm::Value* target = c.load_state(npc, 64, false);
-        store64(b, pc_off, target);
         chain(b, target, i + 1,
               std::string_view(info.cls) == "branch_imm" ? Targets::One
               : is_conditional_branch(id)                ? Targets::Two
@@ -1396,14 +1396,15 @@ struct JitEngine::Impl {
     }
     if (!ended) {
       uint64_t end = req.key.va + 4ull * n;
-      store64(b, pc_off, b.getInt64(end));
       c.store_state(npc, 64, c.k64(end));
       chain(b, b.getInt64(end), n, Targets::One);
     }
     {
-      // Declined (at the first iteration or after jumping back to the start): what the loop wrote so far. A
-      // block is entered at a block boundary (see chain).
+      // Declined (at the first iteration or after jumping back to the start): what the loop wrote so far, and
+      // PC, which a jump back to the start does not store (a helper call on the way may have stored its
+      // instruction's). A block is entered at a block boundary (see chain).
       llvm::IRBuilder<> db(decline);
+      store64(db, pc_off, db.getInt64(req.key.va));
       write_back(db);
       db.CreateRet(db.CreateOr(done, db.getInt64(kAtBoundary)));
     }

@@ -284,9 +284,11 @@ TEST(Jit, DirectLinksNeverReachReplacedBlocks) {
 // (VPLAT_JIT_TIER2=2) retires the same instructions and leaves the same registers as the interpreter. The
 // second tier's exits jump on to the next block without recording where the chain left the first tier, so
 // the exit the run loop is told about may be an earlier one of the chain: it must not be linked to the block
-// where the chain stopped.
+// where the chain stopped. jit_loop_io's block loops to its own start with a helper call in it (a device
+// load): where it declines at its start after looping, its PC must be its start (the helper call stored
+// the load's).
 TEST(Jit, SameStepsAsTheInterpreterWithTheSecondTierEarly) {
-  for (const char* program : {"jit_loops", "jit_direct", "jit_chain"}) {
+  for (const char* program : {"jit_loops", "jit_direct", "jit_chain", "jit_loop_io"}) {
     SCOPED_TRACE(program);
     Machine want(Engine::Interp);
     setenv("VPLAT_JIT_TIER2", "2", 1);
@@ -305,7 +307,8 @@ TEST(Jit, SameStepsAsTheInterpreterWithTheSecondTierEarly) {
       if (a.exit == Exit::Off) break;
     }
     EXPECT_EQ(want.core.PC, got.core.PC);
-    if (std::string(program) != "jit_chain") { // its exits leave their page, or return
+    // jit_chain's exits leave their page, or return; jit_loop_io's one block jumps only to itself.
+    if (std::string(program) != "jit_chain" && std::string(program) != "jit_loop_io") {
       EXPECT_GT(got.core.jit()->stats().direct_links, 0u);
     }
   }
