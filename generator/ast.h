@@ -104,6 +104,7 @@ struct FuncDecl {
   bool is_extern = false;
   bool may_fault = false; // extern declared `fault`, or a function that calls one
   bool pure_extern = false; // extern declared `pure`: no state, no faults; usable in guards and asm
+  bool inline_extern = false; // extern declared `inline`: defined in the ISA's inline_helpers header
   bool exported = false;    // `export func`: callable from C++ through <isa>_isa.h
   std::vector<StmtP> body;
   std::set<std::string> reads, writes; // state touched, transitively (checker)
@@ -175,6 +176,7 @@ struct Description {
   int width = 32;
   std::string fault_flag;  // state scalar that helpers set to raise a guest exception
   std::string next_pc;     // state scalar a branch writes
+  std::string inline_helpers; // header (include path) defining the `extern inline` helpers
   std::vector<StateVar> state;
   std::vector<std::unique_ptr<FuncDecl>> funcs;
   std::map<std::string, FuncDecl*> func_by_name;

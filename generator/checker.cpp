@@ -40,6 +40,9 @@ public:
       if (!n.empty() && !d_.find_state(n))
         fail(Loc{d_.files.empty() ? "<input>" : d_.files[0], 1, 1}, std::string(what) + " names unknown state '" + n + "'");
     }
+    for (auto& f : d_.funcs)
+      if (f->inline_extern && d_.inline_helpers.empty())
+        fail(f->loc, "'" + f->name + "' is declared inline, but the isa block names no inline_helpers header");
     for (auto& f : d_.funcs) check_func(*f);
     int id = 0;
     for (auto& in : d_.insns) {

@@ -397,8 +397,10 @@ void emit_cpp(const Description& d, const CppOptions& opts) {
     o << head << "// Helpers the description declares `extern`; the runtime implements each once.\n#pragma once\n"
       << "#include \"" << isa << "_state.h\"\n#include <string>\n\nnamespace " << ns << " {\n\n";
     for (auto& f : d.funcs)
-      if (f->is_extern) o << func_signature(*f, !is_pure(*f)) << ";\n";
+      if (f->is_extern) o << (f->inline_extern ? "inline " : "") << func_signature(*f, !is_pure(*f)) << ";\n";
     o << "\n} // namespace " << ns << "\n";
+    // The runtime's inline definitions (called on every memory access: inlined into the interpreter).
+    if (!d.inline_helpers.empty()) o << "\n#include \"" << d.inline_helpers << "\"\n";
     write_file(dir + isa + "_helpers.h", o.str());
   }
 

@@ -105,7 +105,7 @@ private:
     d_.isa_name = ident("the ISA name").text;
     expect("{");
     while (!accept("}")) {
-      Token k = ident("an ISA property (width, fault_flag, next_pc, attr)");
+      Token k = ident("an ISA property (width, fault_flag, next_pc, inline_helpers, attr)");
       if (k.text == "attr") {
         Token a = ident("an attribute name");
         if (!d_.attr_keys.insert(a.text).second) fail(a.loc, "attribute '" + a.text + "' declared twice");
@@ -117,6 +117,9 @@ private:
         d_.fault_flag = ident("a state variable").text;
       } else if (k.text == "next_pc") {
         d_.next_pc = ident("a state variable").text;
+      } else if (k.text == "inline_helpers") {
+        if (peek().kind != Tok::String) fail(peek().loc, "expected a header path string");
+        d_.inline_helpers = next().text;
       } else {
         fail(k.loc, "unknown ISA property '" + k.text + "'");
       }
@@ -172,6 +175,10 @@ private:
     next();
     auto f = std::make_unique<FuncDecl>();
     f->is_extern = true;
+    if (is_ident("inline")) {
+      next();
+      f->inline_extern = true;
+    }
     if (is_ident("fault")) {
       next();
       f->may_fault = true;
