@@ -372,7 +372,8 @@ struct Block {
   std::unique_ptr<Predecoded> pre; // without fn: the block runs pre-decoded until it is compiled
   // Of a pre-decoded block, kept here (not behind `pre`) as try_run reads them at every run: its
   // instructions (`len` of them), runs since it was made or last asked to be compiled, and the block that
-  // followed it last on its own page while `next_gen` is Impl::block_gen (so its run needs no lookup).
+  // followed it last, while `next_gen` is Impl::block_gen (so its run needs no lookup where the fetch TLB
+  // maps `next_va` to that block's page).
   const Core::PredecodedInsn* insns = nullptr;
   uint32_t runs = 0;
   Block* next = nullptr;
@@ -1865,14 +1866,35 @@ struct JitEngine::Impl {
       for (uint32_t w : res.req.words) blk->ids.push_back(static_cast<uint16_t>(g::decode(w)));
     Block* raw = blk.get();
     auto& slot = blocks[k];
-    if (slot) {
-      // Exit slots and the jump cache may point at the code replaced; never at a pre-decoded block, whose
-      // cache entry set_entry replaces.
-      if (!slot->pre) ++cache_gen;
-      ++block_gen;
-      release_counts(*slot);
+    if (slot && slot->pre) {
+      // A pre-decoded block becomes its translation in place: the pre-decoded blocks whose `next` names it go
+      // on to the translation, and nothing else points at it (exit slots, direct links and the jump cache
+      // lead only to translated code; set_entry replaces its cache entry), so no generation changes. (A
+      // new block generation at each install had sent a boot's pre-decoded blocks to lookup ~200 times a
+      // second.)
+      Block& old = *slot;
+      release_counts(old);
+      old.pre.reset(); // its instructions are released at the next safe point
+      old.insns = nullptr;
+      old.next = nullptr;
+      old.runs = old.samples = 0;
+      old.len = blk->len;
+      old.fp = blk->fp;
+      old.fn = blk->fn;
+      old.code = std::move(blk->code);
+      old.optimized = blk->optimized;
+      old.second_tier = blk->second_tier;
+      old.count_slot = blk->count_slot;
+      old.ids = std::move(blk->ids);
+      raw = &old;
+    } else {
+      if (slot) {
+        ++cache_gen; // exit slots and the jump cache may point at the code replaced
+        ++block_gen;
+        release_counts(*slot);
+      }
+      slot = std::move(blk);
     }
-    slot = std::move(blk);
     set_entry(k, raw);
     ++stats.blocks_compiled;
     return raw;
@@ -2236,17 +2258,24 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
       ++im.chain_ends.unlinked;
       if (exits->any_target) ++im.chain_ends.unlinked_indirect;
     }
-    // A pre-decoded block's run goes on to the block that followed it last on its page without a lookup
-    // (the page is mapped as when the chain entered it; pre-decoded blocks neither link nor jump).
+    // A pre-decoded block's run goes on to the block that followed it last without a lookup: on its own
+    // page (mapped as when the chain entered it; pre-decoded blocks neither link nor jump), or on a page the
+    // fetch TLB still maps where that block is (calls and returns: two thirds of a boot's successors).
     Block* const prev = b;
-    if (!prev->fn && prev->next && prev->next_va == c.PC && prev->next_gen == im.block_gen &&
-        (prev->next->fn || prev->next->runs + 1 < im.hot_threshold)) {
-      b = prev->next;
+    Block* const next = prev->next;
+    const bool known = !prev->fn && next && prev->next_va == c.PC && prev->next_gen == im.block_gen &&
+                       (next->fn || next->runs + 1 < im.hot_threshold);
+    auto mapped_there = [&] {
+      if ((c.PC & ~0xfffull) == (prev->key.va & ~0xfffull)) return true;
+      const Core::TlbEntry& e = c.itlb_[c.el_][(c.PC >> 12) & (Core::kTlbSize - 1)];
+      return e.fetch == (c.PC & ~0xfffull) && e.pa == (next->key.pa & ~0xfffull) && next->key.el == c.el_;
+    };
+    if (known && mapped_there()) {
+      b = next;
       if (!b->fn) ++b->runs;
     } else {
       b = im.lookup(c, !im.sync);
-      if (b && !prev->fn && (b->key.va & ~0xfffull) == (prev->key.va & ~0xfffull) &&
-          (b->key.pa & ~0xfffull) == (prev->key.pa & ~0xfffull)) {
+      if (b && !prev->fn) {
         prev->next = b;
         prev->next_va = b->key.va;
         prev->next_gen = im.block_gen;
