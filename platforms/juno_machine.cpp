@@ -14,6 +14,12 @@ namespace {
 // boundary past it (at most 64 more), so that the next turn starts with a translated block instead of
 // interpreting the rest of the one the quantum ended in.
 constexpr uint64_t kQuantum = 2000;
+// With one core to run there is no other core to wait for: a turn lasts up to kSoloQuantum instructions,
+// ending no earlier than kQuantum and otherwise at the next timer or GPU event, so that interrupts come as
+// early as with short turns. Each turn's end costs the run loop, the devices' catch-up and a new chain of
+// translated blocks: sha256sum over 20 MiB in the guest (second run) took 0.59 s with 2000-instruction turns,
+// 0.55 s with these (4 alternating runs, medians).
+constexpr uint64_t kSoloQuantum = 20000;
 // The RTC starts at a fixed time so that runs repeat exactly (2026-01-01 00:00:00 UTC).
 constexpr uint32_t kRtcEpoch = 1767225600;
 constexpr int kSpiBase = 32;
@@ -299,10 +305,25 @@ void JunoMachine::feed_console_input(int wait_ms) {
   if (console_.quit_requested()) outcome_ = Outcome::Quit;
 }
 
+uint64_t JunoMachine::quantum(bool debugging) const {
+  unsigned runnable = 0;
+  for (unsigned i = 0; i < cores_.size(); ++i)
+    if (cores_[i]->powered() && (!waiting_[i] || cores_[i]->irq_line())) ++runnable;
+  if (runnable != 1 || debugging) return kQuantum;
+  uint64_t next = UINT64_MAX;
+  for (auto& t : timers_) next = std::min(next, t->next_deadline());
+  if (gpu_) next = std::min(next, gpu_->next_event());
+  const uint64_t now = clock_.ticks();
+  if (next <= now) return kQuantum;
+  if ((next - now) >= kSoloQuantum / clock_.insns_per_tick()) return kSoloQuantum;
+  return std::max(kQuantum, (next - now) * clock_.insns_per_tick());
+}
+
 JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
   uint64_t longest = 0;
   bool any_running = false;
   int hit = -1;
+  const uint64_t turn = quantum(debug != nullptr);
   for (unsigned i = 0; i < cores_.size() && !outcome_ && hit < 0; ++i) {
     cpu::Core& c = *cores_[i];
     if (!c.powered()) continue;
@@ -325,7 +346,7 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
     waiting_[i] = false;
     gic_->set_current_cpu(static_cast<int>(i));
     clock_.begin_quantum(&retired_by, &c);
-    cpu::RunResult r = c.run(kQuantum, cpu::Core::RunEnd::AtBlockBoundary);
+    cpu::RunResult r = c.run(turn, cpu::Core::RunEnd::AtBlockBoundary);
     clock_.end_quantum();
     instructions_ += r.retired;
     longest = std::max(longest, r.retired);

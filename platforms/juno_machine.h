@@ -83,6 +83,8 @@ private:
     bool any_running; // some CPU ran and is not waiting for an interrupt
     int breakpoint;   // CPU stopped at a breakpoint, or -1
   };
+  // Instructions each core runs in this round (see kQuantum, kSoloQuantum).
+  uint64_t quantum(bool debugging) const;
   // One round: each runnable CPU runs a quantum, then virtual time, timers and the console catch up. With
   // `debug`, a CPU about to execute a breakpoint address ends the round early.
   RoundResult round(DebugRun* debug);
