@@ -10,7 +10,9 @@ using vplat::cpu::Core;
 using vplat::cpu::core_of;
 using vplat::cpu::Exception;
 
-void undefined(State& s) { core_of(s).raise(Exception::Undefined); }
+void undefined(State& s) {
+  core_of(s).raise(Exception::Undefined);
+}
 
 std::string hex(uint64_t v) {
   char b[24];

@@ -103,7 +103,7 @@ llvm::RegisterRegAlloc tiered_allocator("vplat-tiered", "basic for first-tier bl
 // machine LICM, CSE and sinking, peephole, copy propagation and the cmov converter found little to do in
 // straight-line blocks.
 class FirstTierPasses {
- public:
+public:
   FirstTierPasses() {
     auto& registered = llvm::cl::getRegisteredOptions();
     for (const char* name : {"disable-constant-hoisting", "disable-machine-licm", "disable-machine-cse",
@@ -116,7 +116,7 @@ class FirstTierPasses {
     for (Switch& s : switches_) s.opt->setValue(on ? s.first_tier : s.otherwise);
   }
 
- private:
+private:
   struct Switch {
     llvm::cl::opt<bool>* opt;
     bool first_tier, otherwise;

@@ -16,18 +16,43 @@ namespace vplat::gen::aarch64 {
 namespace memory_detail {
 inline uint64_t load_host(const uint8_t* p, uint64_t size) {
   switch (size) {
-  case 1: return *p;
-  case 2: { uint16_t v; std::memcpy(&v, p, 2); return v; }
-  case 4: { uint32_t v; std::memcpy(&v, p, 4); return v; }
-  default: { uint64_t v; std::memcpy(&v, p, 8); return v; }
+  case 1:
+    return *p;
+  case 2: {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  }
+  case 4: {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  default: {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
   }
 }
 inline void store_host(uint8_t* p, uint64_t size, uint64_t v) {
   switch (size) {
-  case 1: *p = static_cast<uint8_t>(v); return;
-  case 2: { uint16_t w = static_cast<uint16_t>(v); std::memcpy(p, &w, 2); return; }
-  case 4: { uint32_t w = static_cast<uint32_t>(v); std::memcpy(p, &w, 4); return; }
-  default: std::memcpy(p, &v, 8); return;
+  case 1:
+    *p = static_cast<uint8_t>(v);
+    return;
+  case 2: {
+    uint16_t w = static_cast<uint16_t>(v);
+    std::memcpy(p, &w, 2);
+    return;
+  }
+  case 4: {
+    uint32_t w = static_cast<uint32_t>(v);
+    std::memcpy(p, &w, 4);
+    return;
+  }
+  default:
+    std::memcpy(p, &v, 8);
+    return;
   }
 }
 } // namespace memory_detail
