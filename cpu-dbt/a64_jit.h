@@ -47,9 +47,7 @@ public:
   static constexpr unsigned kMaxBlockInsns = 64;
   // A block that starts this many chains of blocks in the run loop is compiled again with full optimisation
   // and guest registers in SSA values (chains restart at every quantum, so this samples where time goes).
-  // 500 since a lone core's quanta grew tenfold (platforms/juno_machine.cpp): zstd -9 and xz -1 over 20 MiB
-  // in the guest, 2 runs each, medians at 2000 / 500: 8.19 / 7.15 s and 13.21 / 12.30 s.
-  static constexpr unsigned kTier2Samples = 500;
+  static constexpr unsigned kTier2Samples = 2000;
   // A compile request waits at most this long (host ms) after its block was last seen hot.
   static constexpr uint64_t kMaxWaitMs = 1000;
   static constexpr uint64_t kRegionBytes = 4 * kMaxBlockInsns; // blocks never cross such an aligned boundary
