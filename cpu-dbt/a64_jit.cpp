@@ -903,10 +903,11 @@ struct JitEngine::Impl {
     }
     static FirstTierPasses first_tier_passes; // once the command line is parsed (the values it set)
     first_tier_codegen = !optimized;
-    if (!optimized && !keep_codegen_passes) first_tier_passes.apply(true);
+    const bool fewer_passes = !optimized && !keep_codegen_passes;
+    if (fewer_passes) first_tier_passes.apply(true);
     auto found = jit.getExecutionSession().lookup(llvm::orc::makeJITDylibSearchOrder(&jit.getMainJITDylib()),
                                                   std::move(wanted));
-    if (!optimized && !keep_codegen_passes) first_tier_passes.apply(false);
+    if (fewer_passes) first_tier_passes.apply(false);
     first_tier_codegen = false;
     if (!found) jit_failed(found.takeError());
     auto code = std::make_shared<Chunk>(std::move(rt), std::move(slots), &graveyard);

@@ -305,14 +305,21 @@ void JunoMachine::feed_console_input(int wait_ms) {
   if (console_.quit_requested()) outcome_ = Outcome::Quit;
 }
 
+uint64_t JunoMachine::next_device_event() const {
+  uint64_t next = UINT64_MAX;
+  for (auto& t : timers_) next = std::min(next, t->next_deadline());
+  // A GPU job result due later is an event too (a job stalled on an MMU fault has none: it waits for the
+  // driver).
+  if (gpu_) next = std::min(next, gpu_->next_event());
+  return next;
+}
+
 uint64_t JunoMachine::quantum(bool debugging) const {
   unsigned runnable = 0;
   for (unsigned i = 0; i < cores_.size(); ++i)
     if (cores_[i]->powered() && (!waiting_[i] || cores_[i]->irq_line())) ++runnable;
   if (runnable != 1 || debugging) return kQuantum;
-  uint64_t next = UINT64_MAX;
-  for (auto& t : timers_) next = std::min(next, t->next_deadline());
-  if (gpu_) next = std::min(next, gpu_->next_event());
+  const uint64_t next = next_device_event();
   const uint64_t now = clock_.ticks();
   if (next <= now) return kQuantum;
   if ((next - now) >= kSoloQuantum / clock_.insns_per_tick()) return kSoloQuantum;
@@ -372,11 +379,7 @@ JunoMachine::RoundResult JunoMachine::round(DebugRun* debug) {
   clock_.retire(longest);
   if (!any_running && !outcome_) {
     // Every core waits for an interrupt: jump to the next timer event, or wait for the console.
-    uint64_t next = UINT64_MAX;
-    for (auto& t : timers_) next = std::min(next, t->next_deadline());
-    // A GPU job result due later is an event too (a job stalled on an MMU fault has none: it waits for
-    // the driver).
-    if (gpu_) next = std::min(next, gpu_->next_event());
+    const uint64_t next = next_device_event();
     bool woken = false;
     for (unsigned i = 0; i < cores_.size(); ++i) woken |= cores_[i]->powered() && cores_[i]->irq_line();
     if (!woken) {

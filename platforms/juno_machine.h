@@ -85,6 +85,8 @@ private:
   };
   // Instructions each core runs in this round (see kQuantum, kSoloQuantum).
   uint64_t quantum(bool debugging) const;
+  // Virtual time (ticks) of the next timer deadline or GPU job result; UINT64_MAX: none.
+  uint64_t next_device_event() const;
   // One round: each runnable CPU runs a quantum, then virtual time, timers and the console catch up. With
   // `debug`, a CPU about to execute a breakpoint address ends the round early.
   RoundResult round(DebugRun* debug);
