@@ -526,13 +526,14 @@ void Core::make_decode_cache() {
   decoded_ = std::make_unique<DecodedInsn[]>(kDecodedSize);
   // Every entry must hold a word together with what it decodes to; NOP is allocated.
   constexpr uint32_t kNop = 0xd503201f;
-  const DecodedInsn nop{kNop, decoded_info(a64::decode(kNop))};
+  const int nop_id = a64::decode(kNop);
+  const DecodedInsn nop{kNop, decoded_info(nop_id), a64::exec_for(nop_id, kNop)};
   for (size_t i = 0; i < kDecodedSize; ++i) decoded_[i] = nop;
 }
 
 Core::PredecodedInsn Core::predecode(uint32_t insn) {
   const int id = a64::decode(insn);
-  return PredecodedInsn{a64::kExec[id], insn, decoded_info(id)};
+  return PredecodedInsn{a64::exec_for(id, insn), insn, decoded_info(id)};
 }
 
 // The run loop's work per instruction, less what a block's instructions cannot need: JitEngine only
@@ -660,7 +661,7 @@ RunResult Core::run(uint64_t budget, RunEnd end) {
           raise(Exception::Undefined);
           goto fault;
         }
-        d = DecodedInsn{insn, decoded_info(id)};
+        d = DecodedInsn{insn, decoded_info(id), a64::exec_for(id, insn)};
       }
       const uint32_t info = d.info;
       const uint32_t id = info >> 8;
@@ -705,7 +706,7 @@ RunResult Core::run(uint64_t budget, RunEnd end) {
         }
       }
       NPC = PC + 4;
-      a64::kExec[id](*this, insn);
+      d.exec(*this, insn);
       // Only LDTR/STTR change access_el_ (above); exception entry and return set it with the EL.
       if (info & kFlagUnpriv) [[unlikely]]
         access_el_ = el_;

@@ -371,6 +371,7 @@ private:
   struct DecodedInsn {
     uint32_t insn;
     uint32_t info; // generated instruction id << 8 | insn_flags(id) | kFlagEndsBlock (allocated encodings)
+    a64::ExecFn exec; // a64::exec_for(id, insn)
   };
   static constexpr uint32_t kFlagEndsBlock = 0x80; // a translated block may start after it (ends_block)
   static constexpr size_t kDecodedSize = 1u << 15;

@@ -177,6 +177,11 @@ struct Description {
   std::string fault_flag;  // state scalar that helpers set to raise a guest exception
   std::string next_pc;     // state scalar a branch writes
   std::string inline_helpers; // header (include path) defining the `extern inline` helpers
+  // `interp_variants BITS "class,...";`: instructions of those classes get interpreter functions specialised
+  // on up to BITS bits of small encoding fields (see variant_fields in emit_cpp.cpp).
+  int interp_variant_bits = 0;
+  std::set<std::string> interp_variant_classes;
+  Loc interp_variants_loc;
   std::vector<StateVar> state;
   std::vector<std::unique_ptr<FuncDecl>> funcs;
   std::map<std::string, FuncDecl*> func_by_name;

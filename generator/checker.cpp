@@ -50,6 +50,12 @@ public:
       check_insn(*in);
     }
     check_overlaps();
+    // A class name no instruction has is a typo: its instructions would silently keep the shared functions.
+    for (const std::string& cls : d_.interp_variant_classes) {
+      bool used = false;
+      for (auto& in : d_.insns) used = used || in->cls == cls;
+      if (!used) fail(d_.interp_variants_loc, "interp_variants names class '" + cls + "', which no instruction has");
+    }
   }
 
 private:

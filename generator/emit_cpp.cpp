@@ -357,6 +357,26 @@ bool has_default_unit(const Description& d) {
 
 } // namespace
 
+// The fields an instruction's interpreter function is specialised on (`interp_variants`): a shared function
+// branches on its small fields (operand size, operation, flag setting, condition) with every instance that
+// runs, and those branches mispredict; a function per combination of their values folds them away. Fields
+// of at most 4 bits, taken from the most significant while the budget lasts; none for other classes.
+std::vector<const Field*> variant_fields(const Description& d, const Insn& in) {
+  std::vector<const Field*> out;
+  if (!in.unit.empty() || !d.interp_variant_classes.count(in.cls)) return out;
+  std::vector<const Field*> all;
+  for (auto& f : in.pattern.fields)
+    if (!f.bound && f.width <= 4) all.push_back(&f);
+  std::sort(all.begin(), all.end(), [](const Field* a, const Field* b) { return a->lsb > b->lsb; });
+  int left = d.interp_variant_bits;
+  for (const Field* f : all)
+    if (f->width <= left) {
+      out.push_back(f);
+      left -= f->width;
+    }
+  return out;
+}
+
 std::vector<std::string> cpp_outputs(const std::string& isa, const CppOptions& opts) {
   std::vector<std::string> v = {isa + "_isa.h", isa + "_state.h", isa + "_helpers.h", isa + "_internal.h",
                                 isa + "_decode.cpp", isa + "_disasm.cpp", isa + "_meta.cpp"};
@@ -447,7 +467,9 @@ void emit_cpp(const Description& d, const CppOptions& opts) {
       }
     if (any_export) o << "\n";
     o << "// Executes one decoded instruction. The caller has set the next-PC state to the fall-through address.\n"
-         "using ExecFn = void (*)(State& s, uint64_t insn);\nextern const ExecFn kExec[kNumInsns];\n\n"
+         "using ExecFn = void (*)(State& s, uint64_t insn);\nextern const ExecFn kExec[kNumInsns];\n"
+         "// kExec[id], or a function specialised on some of the fields of `insn` (interp_variants): same effect.\n"
+         "ExecFn exec_for(int id, uint64_t insn);\n\n"
          "// Assembly text of an allocated encoding (id from decode()).\n"
          "std::string disassemble(int id, uint64_t insn);\n\n"
          "// An encoding field: bits [lsb, lsb+width) of the instruction word; `bound` >= 0 when a format binding\n"
@@ -496,12 +518,39 @@ void emit_cpp(const Description& d, const CppOptions& opts) {
       chunks[c] << head << "#include \"" << isa << "_internal.h\"\n\nnamespace " << ns << " {\n\n";
     for (auto& in : d.insns) {
       auto& o = chunks[in->id % n];
-      o << "// " << in->loc.str() << "\nvoid exec_" << in->name << "(State& s, [[maybe_unused]] uint64_t insn) {\n";
-      o << em.fields(*in, 1);
+      const auto vf = variant_fields(d, *in);
       em.fault_return = "";
       std::ostringstream b;
       em.block(in->body, b, 1);
-      o << b.str() << "}\n\n";
+      if (vf.empty()) {
+        o << "// " << in->loc.str() << "\nvoid exec_" << in->name << "(State& s, [[maybe_unused]] uint64_t insn) {\n";
+        o << em.fields(*in, 1) << b.str() << "}\n\n";
+        continue;
+      }
+      // One body; each variant fixes the bits of its fields, so the compiler folds what depends on them.
+      o << "// " << in->loc.str() << "\ntemplate <uint64_t kFixedMask, uint64_t kFixedBits>\n"
+        << "static inline void body_" << in->name << "(State& s, uint64_t word) {\n"
+        << "  [[maybe_unused]] const uint64_t insn = (word & ~kFixedMask) | kFixedBits;\n"
+        << em.fields(*in, 1) << b.str() << "}\n\n";
+      o << "void exec_" << in->name << "(State& s, uint64_t insn) {\n  body_" << in->name << "<0, 0>(s, insn);\n}\n";
+      uint64_t mask = 0;
+      int bits = 0;
+      for (const Field* f : vf) {
+        mask |= ((uint64_t(1) << f->width) - 1) << f->lsb;
+        bits += f->width;
+      }
+      for (uint64_t v = 0; v < (uint64_t(1) << bits); ++v) {
+        // Variant v: the fields' values concatenated, the most significant field first.
+        uint64_t fixed = 0;
+        int at = bits;
+        for (const Field* f : vf) {
+          at -= f->width;
+          fixed |= ((v >> at) & ((uint64_t(1) << f->width) - 1)) << f->lsb;
+        }
+        o << "void exec_" << in->name << "_v" << v << "(State& s, uint64_t insn) {\n  body_" << in->name << "<0x"
+          << std::hex << mask << "ull, 0x" << fixed << std::dec << "ull>(s, insn);\n}\n";
+      }
+      o << "\n";
     }
     for (int c = 0; c < n; ++c) {
       chunks[c] << "} // namespace " << ns << "\n";
@@ -516,7 +565,33 @@ void emit_cpp(const Description& d, const CppOptions& opts) {
     for (auto& in : d.insns) o << "void exec_" << in->name << "(State& s, uint64_t insn);\n";
     o << "\nconst ExecFn kExec[kNumInsns] = {\n";
     for (auto& in : d.insns) o << "    exec_" << in->name << ",\n";
-    o << "};\n\nnamespace {\n";
+    o << "};\n\n";
+    // The specialised functions (interp_variants) and exec_for(), which picks one.
+    std::ostringstream pick;
+    for (auto& in : d.insns) {
+      const auto vf = variant_fields(d, *in);
+      if (vf.empty()) continue;
+      int bits = 0;
+      for (const Field* f : vf) bits += f->width;
+      const uint64_t n = uint64_t(1) << bits;
+      for (uint64_t v = 0; v < n; ++v) o << "void exec_" << in->name << "_v" << v << "(State& s, uint64_t insn);\n";
+      o << "static const ExecFn kVariants_" << in->name << "[" << n << "] = {";
+      for (uint64_t v = 0; v < n; ++v) o << (v ? ", " : "") << "exec_" << in->name << "_v" << v;
+      o << "};\n";
+      pick << "  case " << in->id << ":\n    return kVariants_" << in->name << "[";
+      int at = bits;
+      bool first = true;
+      for (const Field* f : vf) {
+        at -= f->width;
+        pick << (first ? "" : " | ") << "(adlrt::field(insn, " << f->lsb << ", " << f->width << ") << " << at << ")";
+        first = false;
+      }
+      pick << "];\n";
+    }
+    o << "\nExecFn exec_for(int id, uint64_t insn) {\n";
+    if (pick.str().empty()) o << "  (void)insn;\n  return kExec[id];\n}\n\n";
+    else o << "  switch (id) {\n" << pick.str() << "  default:\n    return kExec[id];\n  }\n}\n\n";
+    o << "namespace {\n";
     for (auto& in : d.insns) {
       if (!in->guard) continue;
       o << "// " << in->loc.str() << "\ninline bool guard_" << in->name << "([[maybe_unused]] uint64_t insn) {\n"

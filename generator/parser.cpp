@@ -105,7 +105,7 @@ private:
     d_.isa_name = ident("the ISA name").text;
     expect("{");
     while (!accept("}")) {
-      Token k = ident("an ISA property (width, fault_flag, next_pc, inline_helpers, attr)");
+      Token k = ident("an ISA property (width, fault_flag, next_pc, inline_helpers, interp_variants, attr)");
       if (k.text == "attr") {
         Token a = ident("an attribute name");
         if (!d_.attr_keys.insert(a.text).second) fail(a.loc, "attribute '" + a.text + "' declared twice");
@@ -120,6 +120,19 @@ private:
       } else if (k.text == "inline_helpers") {
         if (peek().kind != Tok::String) fail(peek().loc, "expected a header path string");
         d_.inline_helpers = next().text;
+      } else if (k.text == "interp_variants") {
+        uint64_t bits = number("a number of bits");
+        if (bits < 1 || bits > 6) fail(k.loc, "interp_variants: 1..6 bits");
+        d_.interp_variant_bits = static_cast<int>(bits);
+        d_.interp_variants_loc = k.loc;
+        if (peek().kind != Tok::String) fail(peek().loc, "expected a string of comma-separated instruction classes");
+        std::string list = next().text;
+        for (size_t at = 0; at <= list.size();) {
+          size_t comma = std::min(list.find(',', at), list.size());
+          if (comma == at) fail(k.loc, "interp_variants: empty class name");
+          d_.interp_variant_classes.insert(list.substr(at, comma - at));
+          at = comma + 1;
+        }
       } else {
         fail(k.loc, "unknown ISA property '" + k.text + "'");
       }
