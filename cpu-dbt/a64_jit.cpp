@@ -320,6 +320,8 @@ struct BlockExit {
   uint8_t linkable = 0;
   uint64_t target = 0, direct_gen = 0;
   BlockFn direct = nullptr;
+  // In a first-tier block's first exit: the block's runs since the run loop last looked (Impl::promote_hot).
+  uint64_t runs = 0;
 };
 constexpr uint32_t kNoSlot = ~0u; // a block without a run counter (--cpu-stats off)
 
@@ -363,6 +365,15 @@ struct Predecoded {
   }
 };
 
+struct Block;
+// The first-tier blocks that count their runs (Impl::promote_hot reads and zeroes their counters): a list,
+// as the block table is too large to walk at every look.
+struct CountedBlocks {
+  std::vector<Block*> list;
+  void add(Block* b);
+  void remove(Block* b);
+};
+
 struct Block {
   Key key;
   unsigned len = 0; // 0: nothing translatable starts here
@@ -381,12 +392,34 @@ struct Block {
   // Tiers: how often the run loop started a chain here (a sample of where time goes: chains restart at
   // each quantum), and whether this is the optimised translation already (or one is being made).
   uint32_t samples = 0;
+  uint64_t* runs_counted = nullptr; // a first-tier translation's run counter (BlockExit::runs)
+  CountedBlocks* counted_in = nullptr; // listed there (at counted_at) while runs_counted is set
+  size_t counted_at = 0;
   bool optimized = false;   // the second-tier translation was asked for
   bool second_tier = false; // this is it
   // --cpu-stats: the slot of the run counter the code bumps on entry, and the instruction ids it runs.
   uint32_t count_slot = kNoSlot;
   std::vector<uint16_t> ids;
+  Block() = default;
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
+  ~Block() {
+    if (counted_in) counted_in->remove(this);
+  }
 };
+
+void CountedBlocks::add(Block* b) {
+  b->counted_in = this;
+  b->counted_at = list.size();
+  list.push_back(b);
+}
+void CountedBlocks::remove(Block* b) {
+  Block* last = list.back();
+  list[b->counted_at] = last;
+  last->counted_at = b->counted_at;
+  list.pop_back();
+  b->counted_in = nullptr;
+}
 
 struct Request {
   Key key;
@@ -400,6 +433,7 @@ struct Request {
 struct Result {
   Request req;
   BlockFn fn = nullptr;
+  uint64_t* runs = nullptr; // the first tier's run counter (BlockExit::runs)
   std::shared_ptr<Chunk> code; // shared by the blocks compiled in one module
 };
 
@@ -430,6 +464,7 @@ struct JitEngine::Impl {
   CoreOffsets off{};
   JitStats stats;
 
+  CountedBlocks counted; // before `blocks`: its blocks leave it as they go
   std::unordered_map<Key, std::unique_ptr<Block>, KeyHash> blocks;
   struct Page {
     uint64_t gen = 0;
@@ -910,11 +945,13 @@ struct JitEngine::Impl {
     if (fewer_passes) first_tier_passes.apply(false);
     first_tier_codegen = false;
     if (!found) jit_failed(found.takeError());
+    BlockExit* const exits_base = slots.get();
     auto code = std::make_shared<Chunk>(std::move(rt), std::move(slots), &graveyard);
     std::vector<Result> out;
     for (size_t i = 0; i < reqs.size(); ++i) {
       Result r;
       r.fn = llvm::jitTargetAddressToPointer<BlockFn>((*found)[symbols[i]].getAddress());
+      if (!optimized && !sync) r.runs = &exits_base[first_exit[i]].runs;
       if (perf_map) {
         char name[64];
         std::snprintf(name, sizeof name, "blk_%llx_el%u%s", static_cast<unsigned long long>(reqs[i].key.va),
@@ -1011,6 +1048,12 @@ struct JitEngine::Impl {
       b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.run_to_boundary)), b.getInt8(0)), body,
                      decline);
       b.SetInsertPoint(body);
+    }
+    // A first-tier block counts its runs, so that the run loop sees where the time goes inside chains of
+    // linked blocks, which rarely start at the hot blocks (Impl::promote_hot). One add to memory per run.
+    if (!req.optimized && !sync) {
+      llvm::Value* runs = host_ptr(b, &all_exits[0].runs);
+      b.CreateStore(b.CreateAdd(b.CreateLoad(i64, runs), b.getInt64(1)), runs);
     }
 
     vplat::adljit::Ctx c(b, state);
@@ -1539,6 +1582,35 @@ struct JitEngine::Impl {
   const unsigned tier2_samples =
       static_cast<unsigned>(env_number("VPLAT_JIT_TIER2", 0, 10000000, JitEngine::kTier2Samples));
 
+  // Chain starts miss the blocks a chain goes through: a loop of linked first-tier blocks (a shell's command
+  // loop, SHA-256's rounds in 256-byte regions) starts its chains elsewhere or never returns to the run
+  // loop. So the first tier's blocks count their runs (BlockExit::runs), and every kPromotionPeriod guest
+  // instructions in blocks the run loop asks for the second tier of each block that ran at least
+  // promotion_insns of them in that period (and refreshes the requests of those asked for already).
+  // VPLAT_JIT_PROMOTE=N: that threshold (0: promotion by chain starts only).
+  static constexpr uint64_t kPromotionPeriod = 1ull << 26;
+  const uint64_t promotion_insns = env_number("VPLAT_JIT_PROMOTE", 0, 1ull << 26, 1ull << 17);
+  uint64_t next_promotion = kPromotionPeriod;
+  void promote_hot(Core& c) {
+    next_promotion = stats.insns_in_blocks + kPromotionPeriod;
+    if (!tier2_samples || !promotion_insns) return;
+    std::vector<Block*> hot;
+    for (Block* b : counted.list) {
+      const uint64_t runs = *b->runs_counted;
+      *b->runs_counted = 0;
+      if (runs * b->len >= promotion_insns) hot.push_back(b);
+    }
+    for (Block* b : hot) {
+      if (b->optimized) {
+        still_hot(b->key);
+        continue;
+      }
+      // The request reads the block's words through the fetch TLB: only where it maps the block now.
+      const Core::TlbEntry& e = c.itlb_[b->key.el][(b->key.va >> 12) & (Core::kTlbSize - 1)];
+      if (e.fetch == (b->key.va & ~0xfffull) && e.pa == (b->key.pa & ~0xfffull)) tier_up(c, b);
+    }
+  }
+
   // Asks for the second-tier translation of `b` (its start is mapped by the fetch TLB now). Synchronous
   // engines install it before returning it; otherwise the request joins the second tier's queue and `b`
   // keeps running until the result is installed. Returns the block to run now.
@@ -1862,6 +1934,7 @@ struct JitEngine::Impl {
     blk->optimized = blk->second_tier = res.req.optimized;
     if (res.req.optimized) ++stats_tier2;
     blk->code = std::move(res.code);
+    blk->runs_counted = res.runs;
     blk->count_slot = res.req.count_slot;
     if (blk->count_slot != kNoSlot)
       for (uint32_t w : res.req.words) blk->ids.push_back(static_cast<uint16_t>(g::decode(w)));
@@ -1883,6 +1956,8 @@ struct JitEngine::Impl {
       old.fp = blk->fp;
       old.fn = blk->fn;
       old.code = std::move(blk->code);
+      old.runs_counted = blk->runs_counted;
+      if (old.runs_counted && !old.counted_in) counted.add(&old);
       old.optimized = blk->optimized;
       old.second_tier = blk->second_tier;
       old.count_slot = blk->count_slot;
@@ -1895,6 +1970,7 @@ struct JitEngine::Impl {
         release_counts(*slot);
       }
       slot = std::move(blk);
+      if (raw->runs_counted) counted.add(raw);
     }
     set_entry(k, raw);
     ++stats.blocks_compiled;
@@ -2294,6 +2370,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   c.in_block_ = false;
   if (total == 0 && !faulted) return false;
   im.stats.insns_in_blocks += total;
+  if (im.stats.insns_in_blocks >= im.next_promotion) im.promote_hot(c);
   c.jit_retired_mark_ += total; // the run loop adds them to c.retired
   retired = static_cast<uint32_t>(total);
   return true;
