@@ -1577,7 +1577,6 @@ struct JitEngine::Impl {
   } chain_ends;
   std::atomic<uint64_t> name_counter{0};
   std::atomic<uint64_t> stats_fallback{0};
-  uint64_t stats_tier2 = 0;
   // VPLAT_JIT_TIER2=N: N chain starts make a block hot for the second tier (0: no second tier).
   const unsigned tier2_samples =
       static_cast<unsigned>(env_number("VPLAT_JIT_TIER2", 0, 10000000, JitEngine::kTier2Samples));
@@ -1932,7 +1931,7 @@ struct JitEngine::Impl {
       if (insn_flags(g::decode(w)) & kFlagFp) blk->fp = true;
     blk->fn = res.fn;
     blk->optimized = blk->second_tier = res.req.optimized;
-    if (res.req.optimized) ++stats_tier2;
+    if (res.req.optimized) ++stats.blocks_tier2;
     blk->code = std::move(res.code);
     blk->runs_counted = res.runs;
     blk->count_slot = res.req.count_slot;
@@ -2166,7 +2165,7 @@ JitEngine::~JitEngine() {
         "(second tier: %llu blocks, %.2f s); this thread's CPU time %.2f s\n",
         static_cast<unsigned long long>(impl_->modules.load()), impl_->time_ir.load() * 1e-9,
         impl_->time_opt.load() * 1e-9, impl_->time_codegen.load() * 1e-9,
-        static_cast<unsigned long long>(impl_->stats_tier2), impl_->time_tier2.load() * 1e-9,
+        static_cast<unsigned long long>(impl_->stats.blocks_tier2), impl_->time_tier2.load() * 1e-9,
         thread_cpu_seconds());
     const double guest = static_cast<double>(std::max<uint64_t>(1, impl_->guest_tier1.load()));
     std::fprintf(

@@ -40,6 +40,7 @@ struct JitStats {
   uint64_t insns_predecoded = 0;  // instructions they ran
   uint64_t invalidated_translated =
       0; // invalidated pages that held compiled code (the rest: pre-decoded only)
+  uint64_t blocks_tier2 = 0; // of blocks_compiled: second-tier translations installed
 };
 
 class JitEngine {

@@ -280,6 +280,46 @@ TEST(Jit, DirectLinksNeverReachReplacedBlocks) {
   }
 }
 
+// A hot loop of linked first-tier blocks reaches the second tier although its chains start wherever a run
+// begins (chain-start sampling is off here: VPLAT_JIT_TIER2 at a million): the blocks count their runs and
+// the run loop asks for the second tier of those that ran most in a period of 2^26 instructions. Without
+// that (VPLAT_JIT_PROMOTE=0) the same runs make no second-tier block. Either way, at the loop's start after
+// n iterations x3 = floor(n/2) and x2 = 1 + 3 + ... = ceil(n/2)^2.
+TEST(Jit, HotBlocksInsideChainsReachTheSecondTier) {
+  constexpr unsigned kMaxRuns = 20000; // of 1M instructions: ~300 suffice
+  unsigned runs_needed = 0;
+  for (const char* promote : {"131072", "0"}) {
+    SCOPED_TRACE(std::string("VPLAT_JIT_PROMOTE=") + promote);
+    setenv("VPLAT_JIT_TIER2", "1000000", 1);
+    setenv("VPLAT_JIT_PROMOTE", promote, 1);
+    Machine m(Engine::Auto);
+    unsetenv("VPLAT_JIT_TIER2");
+    unsetenv("VPLAT_JIT_PROMOTE");
+    m.start("jit_hot_chain");
+    const bool promoting = promote[0] != '0';
+    unsigned runs = 0;
+    while (runs < (promoting ? kMaxRuns : runs_needed)) {
+      ASSERT_EQ(m.core.run(1'000'000).exit, Exit::Budget);
+      ++runs;
+      if (promoting && m.core.jit()->stats().blocks_tier2 > 0) break;
+    }
+    if (promoting) {
+      EXPECT_GT(m.core.jit()->stats().blocks_tier2, 0u);
+      runs_needed = runs;
+    } else {
+      EXPECT_EQ(m.core.jit()->stats().blocks_tier2, 0u);
+    }
+    for (unsigned i = 0; i < 300; ++i) ASSERT_EQ(m.core.run(1'000'000).exit, Exit::Budget); // and on
+    for (unsigned i = 0; i < 100 && m.core.PC != m.core.X[9]; ++i) m.core.run(1);
+    ASSERT_EQ(m.core.PC, m.core.X[9]);
+    const uint64_t n = m.core.X[1];
+    EXPECT_GT(n, 50'000'000u); // 5 instructions an iteration
+    EXPECT_EQ(m.core.X[3], n / 2);
+    EXPECT_EQ(m.core.X[2], ((n + 1) / 2) * ((n + 1) / 2));
+    EXPECT_EQ(m.records(), 0u);
+  }
+}
+
 // Run by run, with budgets of many sizes, translated code with the second tier replacing blocks early
 // (VPLAT_JIT_TIER2=2) retires the same instructions and leaves the same registers as the interpreter. The
 // second tier's exits jump on to the next block without recording where the chain left the first tier, so
