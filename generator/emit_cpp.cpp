@@ -361,18 +361,34 @@ bool has_default_unit(const Description& d) {
 // branches on its small fields (operand size, operation, flag setting, condition) with every instance that
 // runs, and those branches mispredict; a function per combination of their values folds them away. Fields
 // of at most 4 bits, taken from the most significant while the budget lasts; none for other classes.
-std::vector<const Field*> variant_fields(const Description& d, const Insn& in) {
-  std::vector<const Field*> out;
+struct Variants {
+  std::vector<const Field*> fields; // most significant first; empty: the shared function only
+  int bits = 0;                     // their widths' sum: 2^bits variants
+  uint64_t mask = 0;                // their bits in the instruction word
+  // The bits variant v fixes: the fields' values concatenated, the most significant field first.
+  uint64_t fixed(uint64_t v) const {
+    uint64_t out = 0;
+    int at = bits;
+    for (const Field* f : fields) {
+      at -= f->width;
+      out |= ((v >> at) & ((uint64_t(1) << f->width) - 1)) << f->lsb;
+    }
+    return out;
+  }
+};
+
+Variants variant_fields(const Description& d, const Insn& in) {
+  Variants out;
   if (!in.unit.empty() || !d.interp_variant_classes.count(in.cls)) return out;
   std::vector<const Field*> all;
   for (auto& f : in.pattern.fields)
     if (!f.bound && f.width <= 4) all.push_back(&f);
   std::sort(all.begin(), all.end(), [](const Field* a, const Field* b) { return a->lsb > b->lsb; });
-  int left = d.interp_variant_bits;
   for (const Field* f : all)
-    if (f->width <= left) {
-      out.push_back(f);
-      left -= f->width;
+    if (out.bits + f->width <= d.interp_variant_bits) {
+      out.fields.push_back(f);
+      out.bits += f->width;
+      out.mask |= ((uint64_t(1) << f->width) - 1) << f->lsb;
     }
   return out;
 }
@@ -518,11 +534,11 @@ void emit_cpp(const Description& d, const CppOptions& opts) {
       chunks[c] << head << "#include \"" << isa << "_internal.h\"\n\nnamespace " << ns << " {\n\n";
     for (auto& in : d.insns) {
       auto& o = chunks[in->id % n];
-      const auto vf = variant_fields(d, *in);
+      const Variants vf = variant_fields(d, *in);
       em.fault_return = "";
       std::ostringstream b;
       em.block(in->body, b, 1);
-      if (vf.empty()) {
+      if (vf.fields.empty()) {
         o << "// " << in->loc.str() << "\nvoid exec_" << in->name << "(State& s, [[maybe_unused]] uint64_t insn) {\n";
         o << em.fields(*in, 1) << b.str() << "}\n\n";
         continue;
@@ -533,23 +549,9 @@ void emit_cpp(const Description& d, const CppOptions& opts) {
         << "  [[maybe_unused]] const uint64_t insn = (word & ~kFixedMask) | kFixedBits;\n"
         << em.fields(*in, 1) << b.str() << "}\n\n";
       o << "void exec_" << in->name << "(State& s, uint64_t insn) {\n  body_" << in->name << "<0, 0>(s, insn);\n}\n";
-      uint64_t mask = 0;
-      int bits = 0;
-      for (const Field* f : vf) {
-        mask |= ((uint64_t(1) << f->width) - 1) << f->lsb;
-        bits += f->width;
-      }
-      for (uint64_t v = 0; v < (uint64_t(1) << bits); ++v) {
-        // Variant v: the fields' values concatenated, the most significant field first.
-        uint64_t fixed = 0;
-        int at = bits;
-        for (const Field* f : vf) {
-          at -= f->width;
-          fixed |= ((v >> at) & ((uint64_t(1) << f->width) - 1)) << f->lsb;
-        }
+      for (uint64_t v = 0; v < (uint64_t(1) << vf.bits); ++v)
         o << "void exec_" << in->name << "_v" << v << "(State& s, uint64_t insn) {\n  body_" << in->name << "<0x"
-          << std::hex << mask << "ull, 0x" << fixed << std::dec << "ull>(s, insn);\n}\n";
-      }
+          << std::hex << vf.mask << "ull, 0x" << vf.fixed(v) << std::dec << "ull>(s, insn);\n}\n";
       o << "\n";
     }
     for (int c = 0; c < n; ++c) {
@@ -569,19 +571,17 @@ void emit_cpp(const Description& d, const CppOptions& opts) {
     // The specialised functions (interp_variants) and exec_for(), which picks one.
     std::ostringstream pick;
     for (auto& in : d.insns) {
-      const auto vf = variant_fields(d, *in);
-      if (vf.empty()) continue;
-      int bits = 0;
-      for (const Field* f : vf) bits += f->width;
-      const uint64_t n = uint64_t(1) << bits;
+      const Variants vf = variant_fields(d, *in);
+      if (vf.fields.empty()) continue;
+      const uint64_t n = uint64_t(1) << vf.bits;
       for (uint64_t v = 0; v < n; ++v) o << "void exec_" << in->name << "_v" << v << "(State& s, uint64_t insn);\n";
       o << "static const ExecFn kVariants_" << in->name << "[" << n << "] = {";
       for (uint64_t v = 0; v < n; ++v) o << (v ? ", " : "") << "exec_" << in->name << "_v" << v;
       o << "};\n";
       pick << "  case " << in->id << ":\n    return kVariants_" << in->name << "[";
-      int at = bits;
+      int at = vf.bits;
       bool first = true;
-      for (const Field* f : vf) {
+      for (const Field* f : vf.fields) {
         at -= f->width;
         pick << (first ? "" : " | ") << "(adlrt::field(insn, " << f->lsb << ", " << f->width << ") << " << at << ")";
         first = false;
