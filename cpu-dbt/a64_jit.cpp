@@ -951,7 +951,7 @@ struct JitEngine::Impl {
     for (size_t i = 0; i < reqs.size(); ++i) {
       Result r;
       r.fn = llvm::jitTargetAddressToPointer<BlockFn>((*found)[symbols[i]].getAddress());
-      if (!optimized && !sync) r.runs = &exits_base[first_exit[i]].runs;
+      if (!optimized && counting_runs) r.runs = &exits_base[first_exit[i]].runs;
       if (perf_map) {
         char name[64];
         std::snprintf(name, sizeof name, "blk_%llx_el%u%s", static_cast<unsigned long long>(reqs[i].key.va),
@@ -1051,7 +1051,7 @@ struct JitEngine::Impl {
     }
     // A first-tier block counts its runs, so that the run loop sees where the time goes inside chains of
     // linked blocks, which rarely start at the hot blocks (Impl::promote_hot). One add to memory per run.
-    if (!req.optimized && !sync) {
+    if (!req.optimized && counting_runs) {
       llvm::Value* runs = host_ptr(b, &all_exits[0].runs);
       b.CreateStore(b.CreateAdd(b.CreateLoad(i64, runs), b.getInt64(1)), runs);
     }
@@ -1589,10 +1589,11 @@ struct JitEngine::Impl {
   // VPLAT_JIT_PROMOTE=N: that threshold (0: promotion by chain starts only).
   static constexpr uint64_t kPromotionPeriod = 1ull << 26;
   const uint64_t promotion_insns = env_number("VPLAT_JIT_PROMOTE", 0, 1ull << 26, 1ull << 17);
+  const bool counting_runs = !sync && tier2_samples && promotion_insns; // first-tier code counts its runs
   uint64_t next_promotion = kPromotionPeriod;
   void promote_hot(Core& c) {
     next_promotion = stats.insns_in_blocks + kPromotionPeriod;
-    if (!tier2_samples || !promotion_insns) return;
+    if (!counting_runs) return;
     std::vector<Block*> hot;
     for (Block* b : counted.list) {
       const uint64_t runs = *b->runs_counted;
@@ -1605,9 +1606,17 @@ struct JitEngine::Impl {
         continue;
       }
       // The request reads the block's words through the fetch TLB: only where it maps the block now.
-      const Core::TlbEntry& e = c.itlb_[b->key.el][(b->key.va >> 12) & (Core::kTlbSize - 1)];
-      if (e.fetch == (b->key.va & ~0xfffull) && e.pa == (b->key.pa & ~0xfffull)) tier_up(c, b);
+      if (fetch_maps(c, b->key)) tier_up(c, b);
     }
+  }
+
+  // The fetch TLB entry for `va` at `el`, and whether it maps the start of block `k` to k's page now.
+  static const Core::TlbEntry& fetch_entry(const Core& c, unsigned el, uint64_t va) {
+    return c.itlb_[el][(va >> 12) & (Core::kTlbSize - 1)];
+  }
+  static bool fetch_maps(const Core& c, const Key& k) {
+    const Core::TlbEntry& e = fetch_entry(c, k.el, k.va);
+    return e.fetch == (k.va & ~0xfffull) && e.pa == (k.pa & ~0xfffull);
   }
 
   // Asks for the second-tier translation of `b` (its start is mapped by the fetch TLB now). Synchronous
@@ -1615,7 +1624,7 @@ struct JitEngine::Impl {
   // keeps running until the result is installed. Returns the block to run now.
   Block* tier_up(Core& c, Block* b) {
     b->optimized = true; // asked once
-    const Core::TlbEntry& e = c.itlb_[b->key.el][(b->key.va >> 12) & (Core::kTlbSize - 1)];
+    const Core::TlbEntry& e = fetch_entry(c, b->key.el, b->key.va);
     auto p = pages.find(b->key.pa & ~0xfffull);
     if (p == pages.end()) return b;
     Request r = form(c, b->key, e, kMaxBlockInsns);
@@ -2225,7 +2234,7 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
     if (!count || (++h & kHeatCount) < first_threshold) return nullptr;
     h &= kHasBlock; // hot now: counted again from zero whatever follows
   }
-  const Core::TlbEntry* ep = &c.itlb_[el][(pc >> 12) & (Core::kTlbSize - 1)];
+  const Core::TlbEntry* ep = &fetch_entry(c, el, pc);
   if (ep->fetch != (pc & ~0xfffull)) {
     // After a TLB flush (every context switch) the first block of each page would otherwise be interpreted.
     // A fault is left to the interpreter's fetch, which raises it.
@@ -2343,8 +2352,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
                        (next->fn || next->runs + 1 < im.hot_threshold);
     auto mapped_there = [&] {
       if ((c.PC & ~0xfffull) == (prev->key.va & ~0xfffull)) return true;
-      const Core::TlbEntry& e = c.itlb_[c.el_][(c.PC >> 12) & (Core::kTlbSize - 1)];
-      return e.fetch == (c.PC & ~0xfffull) && e.pa == (next->key.pa & ~0xfffull) && next->key.el == c.el_;
+      return next->key.el == c.el_ && Impl::fetch_maps(c, next->key); // next->key.va == next_va == PC
     };
     if (known && mapped_there()) {
       b = next;
