@@ -428,6 +428,7 @@ struct Request {
   uint32_t count_slot = kNoSlot; // counting: chosen when the request is made (the compiler thread reads it)
   bool optimized = false;        // the second tier: a block that ran hot, compiled with full optimisation
   uint64_t hot_ms = 0;           // when the block was last seen hot (steady clock, ms)
+  bool ahead = false;            // taken before waiting first-tier requests (a dominant block's)
 };
 
 struct Result {
@@ -602,6 +603,7 @@ struct JitEngine::Impl {
   struct Heat {
     uint64_t last_ms = 0; // when last seen hot again
     double score = 0;     // decayed count of the times, as of last_ms
+    uint64_t dominant_ms = 0; // when promote_hot last found it running dominant_insns or more
   };
   std::unordered_map<Key, Heat, KeyHash> hot_again; // queued keys seen hot again since they were queued
   std::vector<Result> results;
@@ -1594,21 +1596,31 @@ struct JitEngine::Impl {
   void promote_hot(Core& c) {
     next_promotion = stats.insns_in_blocks + kPromotionPeriod;
     if (!counting_runs) return;
-    std::vector<Block*> hot;
+    std::vector<std::pair<Block*, uint64_t>> hot; // and the instructions each ran
     for (Block* b : counted.list) {
-      const uint64_t runs = *b->runs_counted;
+      const uint64_t insns = *b->runs_counted * b->len;
       *b->runs_counted = 0;
-      if (runs * b->len >= promotion_insns) hot.push_back(b);
+      if (insns >= promotion_insns) hot.emplace_back(b, insns);
     }
-    for (Block* b : hot) {
+    std::vector<Key> dominant;
+    for (auto [b, insns] : hot) {
       if (b->optimized) {
         still_hot(b->key);
-        continue;
+      } else if (fetch_maps(c, b->key)) { // the request reads the block's words through the fetch TLB
+        tier_up(c, b);
       }
-      // The request reads the block's words through the fetch TLB: only where it maps the block now.
-      if (fetch_maps(c, b->key)) tier_up(c, b);
+      if (insns >= dominant_insns && pending.count(b->key)) dominant.push_back(b->key);
+    }
+    if (!dominant.empty()) {
+      const uint64_t t = now_ms();
+      std::lock_guard<std::mutex> l(m);
+      for (const Key& k : dominant) hot_again[k].dominant_ms = t;
     }
   }
+  // A block that ran this many of a promotion period's instructions is dominant: its second-tier request
+  // goes before first-tier ones for kDominantMs (VPLAT_JIT_DOMINANT=N; see the compile thread's order).
+  const uint64_t dominant_insns = env_number("VPLAT_JIT_DOMINANT", 1, UINT64_MAX, kPromotionPeriod / 16);
+  static constexpr uint64_t kDominantMs = 500;
 
   // The fetch TLB entry for `va` at `el`, and whether it maps the start of block `k` to k's page now.
   static const Core::TlbEntry& fetch_entry(const Core& c, unsigned el, uint64_t va) {
@@ -1771,13 +1783,23 @@ struct JitEngine::Impl {
           }
           q->erase(stale, q->end());
         }
+        // First-tier requests go first, except second-tier ones of dominant blocks (promote_hot): a loop
+        // that runs a large share of all instructions gains more from the second tier than any queued
+        // block from the first (the boot's RSA self-test ran ~500 M instructions in the first tier while
+        // ~500 first-tier requests waited).
+        auto dominant = [&](const Request& r) {
+          auto it = hot_again.find(r.key);
+          return it != hot_again.end() && it->second.dominant_ms + kDominantMs >= now;
+        };
+        const bool ahead = !queue.empty() && std::any_of(queue_tier2.begin(), queue_tier2.end(), dominant);
         // A module holds blocks of one tier. Second-tier modules are small, so that first-tier requests
         // made meanwhile do not wait long.
-        const bool tier2 = queue.empty();
+        const bool tier2 = queue.empty() || ahead;
         std::vector<Request>& from = tier2 ? queue_tier2 : queue;
         const size_t take = std::min(from.size(), tier2 ? kBatchTier2 : batch_size);
         std::vector<double> heat_now(from.size());
-        for (size_t i = 0; i < from.size(); ++i) heat_now[i] = heat_of(from[i]);
+        for (size_t i = 0; i < from.size(); ++i)
+          heat_now[i] = ahead && dominant(from[i]) ? HUGE_VAL : heat_of(from[i]);
         std::vector<size_t> order(from.size());
         for (size_t i = 0; i < order.size(); ++i) order[i] = i;
         std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take), order.end(),
@@ -1785,6 +1807,7 @@ struct JitEngine::Impl {
         std::vector<bool> taken(from.size());
         for (size_t i = 0; i < take; ++i) {
           Request& r = from[order[i]];
+          r.ahead = ahead;
           hot_again.erase(r.key);
           batch.push_back(std::move(r));
           taken[order[i]] = true;
@@ -1941,6 +1964,7 @@ struct JitEngine::Impl {
     blk->fn = res.fn;
     blk->optimized = blk->second_tier = res.req.optimized;
     if (res.req.optimized) ++stats.blocks_tier2;
+    if (res.req.ahead) ++stats.tier2_ahead;
     blk->code = std::move(res.code);
     blk->runs_counted = res.runs;
     blk->count_slot = res.req.count_slot;
@@ -2171,10 +2195,12 @@ JitEngine::~JitEngine() {
     std::fprintf(
         stderr,
         "jit: %llu modules; compile thread CPU time: IR %.2f s, passes %.2f s, code generation %.2f s "
-        "(second tier: %llu blocks, %.2f s); this thread's CPU time %.2f s\n",
+        "(second tier: %llu blocks, %llu of them ahead of first-tier requests, %.2f s); this thread's CPU "
+        "time %.2f s\n",
         static_cast<unsigned long long>(impl_->modules.load()), impl_->time_ir.load() * 1e-9,
         impl_->time_opt.load() * 1e-9, impl_->time_codegen.load() * 1e-9,
-        static_cast<unsigned long long>(impl_->stats.blocks_tier2), impl_->time_tier2.load() * 1e-9,
+        static_cast<unsigned long long>(impl_->stats.blocks_tier2),
+        static_cast<unsigned long long>(impl_->stats.tier2_ahead), impl_->time_tier2.load() * 1e-9,
         thread_cpu_seconds());
     const double guest = static_cast<double>(std::max<uint64_t>(1, impl_->guest_tier1.load()));
     std::fprintf(

@@ -320,6 +320,42 @@ TEST(Jit, HotBlocksInsideChainsReachTheSecondTier) {
   }
 }
 
+// A loop that runs most of the instructions is compiled at the second tier ahead of queued first-tier
+// compiles (VPLAT_JIT_DOMINANT); otherwise the second tier waits for the first tier's queue to empty.
+// jit_dominant makes 4096 blocks hot at once, then loops in two blocks. Chain-start sampling is off and
+// queued requests do not expire, so the first tier's queue holds all 4096 until compiled.
+TEST(Jit, DominantLoopsReachTheSecondTierAheadOfQueuedCompiles) {
+  for (const char* dominant : {"4194304", "18446744073709551615"}) {
+    SCOPED_TRACE(std::string("VPLAT_JIT_DOMINANT=") + dominant);
+    setenv("VPLAT_JIT_TIER2", "1000000", 1);
+    setenv("VPLAT_JIT_MAX_WAIT", "600000", 1);
+    setenv("VPLAT_JIT_DOMINANT", dominant, 1);
+    Machine m(Engine::Auto);
+    unsetenv("VPLAT_JIT_TIER2");
+    unsetenv("VPLAT_JIT_MAX_WAIT");
+    unsetenv("VPLAT_JIT_DOMINANT");
+    m.start("jit_dominant");
+    for (unsigned runs = 0; runs < 1'000'000 && m.core.jit()->stats().blocks_tier2 == 0; ++runs)
+      ASSERT_EQ(m.core.run(1'000'000).exit, Exit::Budget);
+    const JitStats s = m.core.jit()->stats();
+    ASSERT_GT(s.blocks_tier2, 0u);
+    const uint64_t first_tier = s.blocks_compiled - s.blocks_tier2; // when the second tier's first came
+    if (dominant[0] == '4') {
+      EXPECT_EQ(s.tier2_ahead, s.blocks_tier2);
+      EXPECT_LT(first_tier, 4096u);
+    } else {
+      EXPECT_EQ(s.tier2_ahead, 0u);
+      EXPECT_GE(first_tier, 4096u);
+    }
+    for (unsigned i = 0; i < 100 && m.core.PC != m.core.X[9]; ++i) m.core.run(1);
+    ASSERT_EQ(m.core.PC, m.core.X[9]);
+    EXPECT_EQ(m.core.X[3], 4200u * 4096u * 2u);
+    EXPECT_EQ(m.core.X[1], m.core.X[2]);
+    EXPECT_GT(m.core.X[1], 1000u);
+    EXPECT_EQ(m.records(), 0u);
+  }
+}
+
 // Run by run, with budgets of many sizes, translated code with the second tier replacing blocks early
 // (VPLAT_JIT_TIER2=2) retires the same instructions and leaves the same registers as the interpreter. The
 // second tier's exits jump on to the next block without recording where the chain left the first tier, so
