@@ -355,6 +355,7 @@ private:
   bool run_to_boundary_ = false;   // this run() ends at a block boundary: blocks run even past the budget
   uint64_t* block_runs_ = nullptr; // --cpu-stats with a JIT tier: runs of each translated block, by its slot
   uint64_t block_done_ = 0; // in a block: instructions its chain retired before the one calling a helper
+  uint64_t wrapper_result_ = 0; // a block's slow-path load: the value (JitEngine's memory wrappers)
   // The exit slots of the block that returned to try_run from its end (nullptr: it left elsewhere): where
   // try_run links the block found next, so that the next time that exit jumps there directly.
   void* last_exit_ = nullptr;

@@ -441,7 +441,7 @@ struct Result {
 // Offsets (from the State base of a Core) of the Core members translated code touches.
 struct CoreOffsets {
   size_t attention, access_el, cur_insn, sp_check, tlb, itlb, block_runs;
-  size_t retired, block_done, last_exit, fp_trap, run_to_boundary;
+  size_t retired, block_done, last_exit, fp_trap, run_to_boundary, wrapper_result;
   // The flag stores test for exclusive monitors (Core::monitors_active_): the group's, the same for every
   // core of an engine (CoreGroup::add gives the group's cores a new engine), so a constant in the code.
   const bool* monitors = nullptr;
@@ -830,6 +830,56 @@ struct JitEngine::Impl {
     std::fflush(perf_map);
   }
 
+  // The memory helpers as blocks call them on their slow paths: through a function in LLVM's preserve_most
+  // convention, which keeps every general register but r11 for its caller. In the C convention a call
+  // clobbers nine of them, and the blocks' code (the GHC convention: no callee-saved registers at all)
+  // kept every value that lives across a load's or a store's slow path (the state pointer, registers
+  // read before the access) in a stack slot, loaded again on the fast path as well: LLVM's basic
+  // allocator, the first tier's, spills a live range everywhere.
+  // VPLAT_JIT_PRESERVE=0: the slow paths call the helpers in the C convention, for comparisons.
+  const bool preserving_calls = [] {
+    const char* v = std::getenv("VPLAT_JIT_PRESERVE");
+    return !v || *v != '0';
+  }();
+  void* mem_read_wrapper = nullptr;
+  void* mem_write_wrapper = nullptr;
+  void make_memory_wrappers() {
+    llvm::orc::LLJIT& j = *jit;
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto mod = std::make_unique<llvm::Module>("memory_wrappers", *ctx);
+    mod->setDataLayout(j.getDataLayout());
+    llvm::IRBuilder<> b(*ctx);
+    auto* i64 = b.getInt64Ty();
+    auto* p = b.getPtrTy();
+    // `ret`: the helper's value, which the wrapper stores in Core::wrapper_result_ (nullptr: none).
+    auto wrap = [&](const char* name, void* helper, llvm::Type* ret, std::vector<llvm::Type*> params) {
+      auto* f = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), params, false),
+                                       llvm::Function::ExternalLinkage, name, *mod);
+      f->setCallingConv(llvm::CallingConv::PreserveMost);
+      b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", f));
+      std::vector<llvm::Value*> args;
+      for (llvm::Argument& a : f->args()) args.push_back(&a);
+      llvm::Value* callee = b.CreateIntToPtr(b.getInt64(reinterpret_cast<uintptr_t>(helper)), p);
+      llvm::CallInst* r =
+          b.CreateCall(llvm::FunctionType::get(ret ? ret : b.getVoidTy(), params, false), callee, args);
+      if (ret)
+        b.CreateStore(r, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), f->getArg(0), off.wrapper_result));
+      b.CreateRetVoid();
+    };
+    wrap("vplat_mem_read", reinterpret_cast<void*>(&g::mem_read), i64, {p, i64, i64});
+    wrap("vplat_mem_write", reinterpret_cast<void*>(&g::mem_write), nullptr, {p, i64, i64, i64});
+    if (llvm::verifyModule(*mod, &llvm::errs())) std::abort();
+    if (auto err = j.addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
+      jit_failed(std::move(err));
+    for (auto [name, slot] :
+         {std::pair{"vplat_mem_read", &mem_read_wrapper}, std::pair{"vplat_mem_write", &mem_write_wrapper}}) {
+      auto sym = j.lookup(name);
+      if (!sym) jit_failed(sym.takeError());
+      *slot = llvm::jitTargetAddressToPointer<void*>(sym->getValue());
+      name_in_perf_map(*slot, name);
+    }
+  }
+
   explicit Impl(bool synchronous) : sync(synchronous) {
     static std::once_flag init;
     std::call_once(init, [] {
@@ -1112,6 +1162,12 @@ struct JitEngine::Impl {
         return memory_fault;
       };
     }
+    if (preserving_calls)
+      c.preserving_wrapper = [this](void* fn) -> vplat::adljit::Ctx::Wrapper {
+        if (fn == reinterpret_cast<void*>(&g::mem_read)) return {mem_read_wrapper, off.wrapper_result};
+        if (fn == reinterpret_cast<void*>(&g::mem_write)) return {mem_write_wrapper, 0};
+        return {};
+      };
     unsigned access_el = req.key.el; // EL whose TLB data accesses use (0 for LDTR/STTR)
     c.inline_call = [&](void* fn, const std::vector<llvm::Value*>& args, llvm::Value*& result) {
       return inline_memory(c, fn, args, access_el, result);
@@ -1523,7 +1579,8 @@ struct JitEngine::Impl {
     b.SetInsertPoint(slow);
     llvm::Value* slow_value = c.call_helper_direct(
         fn, read ? vplat::adljit::Ctx::Ret::I64 : vplat::adljit::Ctx::Ret::Void, true, args, true);
-    if (auto* call = llvm::dyn_cast<llvm::CallInst>(slow_value)) c.not_registers(call);
+    c.not_registers(c.last_call);
+    if (auto* ld = llvm::dyn_cast<llvm::LoadInst>(slow_value)) c.not_registers(ld); // a wrapper's result
     llvm::BasicBlock* slow_end = b.GetInsertBlock();
     b.CreateBr(join);
     b.SetInsertPoint(join);
@@ -2234,12 +2291,14 @@ void JitEngine::add_core(Core& core) {
   im.off.block_runs = static_cast<size_t>(reinterpret_cast<char*>(&core.block_runs_) - base);
   im.off.retired = static_cast<size_t>(reinterpret_cast<char*>(&core.retired) - base);
   im.off.block_done = static_cast<size_t>(reinterpret_cast<char*>(&core.block_done_) - base);
+  im.off.wrapper_result = static_cast<size_t>(reinterpret_cast<char*>(&core.wrapper_result_) - base);
   im.off.last_exit = static_cast<size_t>(reinterpret_cast<char*>(&core.last_exit_) - base);
   im.off.fp_trap = static_cast<size_t>(reinterpret_cast<char*>(&core.fp_trap_) - base);
   im.off.run_to_boundary = static_cast<size_t>(reinterpret_cast<char*>(&core.run_to_boundary_) - base);
   if (core.insn_counts) count_instructions();
   // The probe reads the offsets just set (the same for every core); nothing is compiled before a core runs.
   if (!im.chain_probe && im.shared_probe) im.make_probe();
+  if (!im.mem_read_wrapper && im.preserving_calls) im.make_memory_wrappers();
   static_assert(sizeof(core.attention_) == 4 && sizeof(core.access_el_) == 4 && sizeof(core.cur_insn) == 4 &&
                 sizeof(core.sp_check_) == 1 && sizeof(core.fp_trap_) == 1 &&
                 sizeof(core.run_to_boundary_) == 1 && sizeof(core.retired) == 8);

@@ -311,12 +311,19 @@ Value* Ctx::call_helper_direct(void* fn_addr, Ret ret, bool with_state, const st
     params.push_back(a->getType());
     vals.push_back(a);
   }
-  llvm::Type* rt = ret == Ret::Void ? b.getVoidTy() : ret == Ret::I64 ? i64 : i128;
+  const Wrapper wrapper =
+      preserving_wrapper && with_state && ret != Ret::I128 ? preserving_wrapper(fn_addr) : Wrapper{};
+  llvm::Type* rt = wrapper.fn || ret == Ret::Void ? b.getVoidTy() : ret == Ret::I64 ? i64 : i128;
   auto* ft = llvm::FunctionType::get(rt, params, false);
-  Value* callee = b.CreateIntToPtr(k64(reinterpret_cast<uintptr_t>(fn_addr)), ptr);
+  Value* callee = b.CreateIntToPtr(k64(reinterpret_cast<uintptr_t>(wrapper.fn ? wrapper.fn : fn_addr)), ptr);
   if (before_call) before_call();
   if (with_state && around_call) around_call(fn_addr, false);
-  Value* r = b.CreateCall(ft, callee, vals);
+  Value* r = last_call = b.CreateCall(ft, callee, vals);
+  if (wrapper.fn) {
+    last_call->setCallingConv(llvm::CallingConv::PreserveMost);
+    if (ret == Ret::I64)
+      r = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i8, state, wrapper.result_offset));
+  }
   if (with_state && around_call) around_call(fn_addr, true);
   if (with_state && !(keeps_registers && keeps_registers(fn_addr))) state_calls_ = true;
   if (may_fault) check_fault(fn_addr);

@@ -114,6 +114,16 @@ public:
   // cacheable variables (the memory helpers), so that variables first used after a call of it are still
   // cached (loaded at the function's start: nothing changed them in between).
   std::function<bool(void* fn)> keeps_registers;
+  // Set by the caller (or empty): another function to call for helper `fn`, in LLVM's preserve_most
+  // convention, that calls it and stores its value (if any) at `result_offset` in the state (`fn` null: call
+  // the helper itself in the C convention). Not returned: LLVM 16 restores RAX over a preserve_most
+  // function's return value.
+  struct Wrapper {
+    void* fn = nullptr;
+    size_t result_offset = 0;
+  };
+  std::function<Wrapper(void* fn)> preserving_wrapper;
+  llvm::CallInst* last_call = nullptr; // the call call_helper_direct made last
   // Set by the caller (or empty): where a fault raised by helper `fn` leaves the instruction, when that is
   // not fault_block() (nullptr: fault_block()).
   std::function<llvm::BasicBlock*(void* fn)> fault_exit_for;
