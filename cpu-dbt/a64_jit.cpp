@@ -667,6 +667,19 @@ struct JitEngine::Impl {
     return std::move(*j);
   }
 
+  // Code shared by the blocks (not a block): its module is added to `j` and compiled at the first lookup.
+  static void add_shared(llvm::orc::LLJIT& j, std::unique_ptr<llvm::LLVMContext> ctx,
+                         std::unique_ptr<llvm::Module> mod) {
+    if (llvm::verifyModule(*mod, &llvm::errs())) std::abort();
+    if (auto err = j.addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
+      jit_failed(std::move(err));
+  }
+  static void* find_shared(llvm::orc::LLJIT& j, const char* name) {
+    auto sym = j.lookup(name);
+    if (!sym) jit_failed(sym.takeError());
+    return llvm::jitTargetAddressToPointer<void*>(sym->getValue());
+  }
+
   // The C entry into translated code (see BlockFn).
   static EnterFn make_enter(llvm::orc::LLJIT& j) {
     auto ctx = std::make_unique<llvm::LLVMContext>();
@@ -682,11 +695,8 @@ struct JitEngine::Impl {
                                         {f->getArg(1), f->getArg(2), f->getArg(3), f->getArg(4)});
     call->setCallingConv(kBlockCallingConv);
     b.CreateRet(call);
-    if (auto err = j.addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
-      jit_failed(std::move(err));
-    auto sym = j.lookup("vplat_enter");
-    if (!sym) jit_failed(sym.takeError());
-    return llvm::jitTargetAddressToPointer<EnterFn>(sym->getValue());
+    add_shared(j, std::move(ctx), std::move(mod));
+    return reinterpret_cast<EnterFn>(find_shared(j, "vplat_enter"));
   }
   EnterFn enter = nullptr;
 
@@ -811,12 +821,8 @@ struct JitEngine::Impl {
     llvm::Value* boundary =
         b.CreateICmpNE(b.CreateLoad(i8, at(exit, offsetof(BlockExit, boundary))), b.getInt8(0));
     b.CreateRet(b.CreateSelect(boundary, b.CreateOr(total, b.getInt64(kAtBoundary)), total));
-    if (llvm::verifyFunction(*f, &llvm::errs())) std::abort();
-    if (auto err = j.addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
-      jit_failed(std::move(err));
-    auto sym = j.lookup("vplat_chain_probe");
-    if (!sym) jit_failed(sym.takeError());
-    chain_probe = llvm::jitTargetAddressToPointer<void*>(sym->getValue());
+    add_shared(j, std::move(ctx), std::move(mod));
+    chain_probe = find_shared(j, "vplat_chain_probe");
     name_in_perf_map(chain_probe, "vplat_chain_probe");
   }
 
@@ -868,16 +874,11 @@ struct JitEngine::Impl {
     };
     wrap("vplat_mem_read", reinterpret_cast<void*>(&g::mem_read), i64, {p, i64, i64});
     wrap("vplat_mem_write", reinterpret_cast<void*>(&g::mem_write), nullptr, {p, i64, i64, i64});
-    if (llvm::verifyModule(*mod, &llvm::errs())) std::abort();
-    if (auto err = j.addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
-      jit_failed(std::move(err));
-    for (auto [name, slot] :
-         {std::pair{"vplat_mem_read", &mem_read_wrapper}, std::pair{"vplat_mem_write", &mem_write_wrapper}}) {
-      auto sym = j.lookup(name);
-      if (!sym) jit_failed(sym.takeError());
-      *slot = llvm::jitTargetAddressToPointer<void*>(sym->getValue());
-      name_in_perf_map(*slot, name);
-    }
+    add_shared(j, std::move(ctx), std::move(mod));
+    mem_read_wrapper = find_shared(j, "vplat_mem_read");
+    mem_write_wrapper = find_shared(j, "vplat_mem_write");
+    name_in_perf_map(mem_read_wrapper, "vplat_mem_read");
+    name_in_perf_map(mem_write_wrapper, "vplat_mem_write");
   }
 
   explicit Impl(bool synchronous) : sync(synchronous) {
