@@ -1,8 +1,9 @@
 // Many blocks that become hot at once, then one loop that runs every instruction after them. First, 4200
 // passes over 4096 blocks of two instructions each, linked in a line (each ends with a branch to the next):
-// every block reaches the first tier's threshold (4096 runs) within the last few passes, which queues 4096
-// first-tier compiles. Then, forever, a loop of two blocks that counts in x1 (iterations) and x2 (the same,
-// from the other block); x9 holds the loop's address. x3 counts the instructions of the first part.
+// every block reaches the first tier's threshold (32 runs to be pre-decoded, then 4096) within the last ~70
+// passes, which queues 4096 first-tier compiles. Then, forever, a loop of two blocks that counts in x1
+// (iterations) and x2 (the same, from the other block); x9 holds the loop's address. x3 counts the
+// instructions of the first part.
   .include "common.inc"
 main:
   setup
