@@ -1431,8 +1431,9 @@ struct JitEngine::Impl {
       }
       if (sp_check) {
         // SCTLR_EL1.SA/SA0 for the current EL, cached in the core: an unaligned SP base faults first.
-        llvm::Value* chk =
+        llvm::LoadInst* chk =
             b.CreateLoad(b.getInt8Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.sp_check));
+        c.like_registers(chk); // changed by SCTLR writes and EL changes, outside blocks
         llvm::Value* sp = c.load_elem(offsetof(g::State, X), 64, false, c.k64(31));
         llvm::Value* bad =
             b.CreateAnd(b.CreateICmpNE(chk, b.getInt8(0)), b.CreateICmpNE(b.CreateAnd(sp, 15), c.k64(0)));
@@ -1553,7 +1554,10 @@ struct JitEngine::Impl {
     llvm::Value* ok = b.CreateICmpEQ(tag, last_page);
     if (!read) {
       llvm::Value* mon_ptr = b.CreateIntToPtr(c.k64(reinterpret_cast<uintptr_t>(off.monitors)), c.ptr);
-      ok = b.CreateAnd(ok, b.CreateICmpEQ(b.CreateLoad(i8, mon_ptr), b.getInt8(0)));
+      // Set only by the helper that follows a load-exclusive (not a memory helper).
+      llvm::LoadInst* monitors = b.CreateLoad(i8, mon_ptr);
+      c.like_registers(monitors);
+      ok = b.CreateAnd(ok, b.CreateICmpEQ(monitors, b.getInt8(0)));
     }
     llvm::Function* f = b.GetInsertBlock()->getParent();
     auto* fast = llvm::BasicBlock::Create(c.ctx, read ? "ld.fast" : "st.fast", f);

@@ -242,6 +242,10 @@ void Ctx::not_registers(llvm::Instruction* access) {
   if (register_scope_) access->setMetadata(llvm::LLVMContext::MD_noalias, register_scope_);
 }
 
+void Ctx::like_registers(llvm::LoadInst* load) {
+  if (register_scope_) load->setMetadata(llvm::LLVMContext::MD_alias_scope, register_scope_);
+}
+
 Value* Ctx::load_state(size_t offset, int bits, bool sign) {
   if (offset == pc_offset) return k64(pc);
   if (CachedVar* v = cached(offset, bits))

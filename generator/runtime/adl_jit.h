@@ -94,6 +94,9 @@ public:
   // register values across guest loads and stores, as it would across any unrelated memory access.
   void set_register_scope(std::function<bool(size_t offset)> is_register);
   void not_registers(llvm::Instruction* access);
+  // A load of something outside the state's registers that only helpers other than keeps_registers' change
+  // (mode flags the core caches): in the register scope, so that guest memory accesses do not reload it.
+  void like_registers(llvm::LoadInst* load);
 
   // ---- helpers implemented in C++ (called through their address)
   enum class Ret { Void, I64, I128 };
