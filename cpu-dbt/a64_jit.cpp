@@ -138,6 +138,12 @@ uint64_t env_number(const char* name, uint64_t lo, uint64_t hi, uint64_t fallbac
   return n >= lo && n <= hi ? n : fallback;
 }
 
+// A switch from the environment that is on unless `name` is set to something starting with '0'.
+bool env_on(const char* name) {
+  const char* v = std::getenv(name);
+  return !v || *v != '0';
+}
+
 // How a block treats an instruction.
 enum class Role : uint8_t {
   Body,    // translated; the block continues after it
@@ -614,10 +620,8 @@ struct JitEngine::Impl {
   const char* dump_env = std::getenv("VPLAT_JIT_DUMP");
   const bool dump_ir = dump_env && std::string_view(dump_env) != "pre";
   const bool dump_pre = dump_env && std::string_view(dump_env) == "pre";
-  const bool state_cache = [] { // VPLAT_JIT_STATE_CACHE=0: the second tier keeps the state in memory
-    const char* v = std::getenv("VPLAT_JIT_STATE_CACHE");
-    return !v || *v != '0';
-  }();
+  // VPLAT_JIT_STATE_CACHE=0: the second tier keeps the state in memory.
+  const bool state_cache = env_on("VPLAT_JIT_STATE_CACHE");
   // VPLAT_JIT_T1_PASSES=all: the first tier's code generator runs the passes FirstTierPasses leaves out.
   const bool keep_codegen_passes = [] {
     const char* v = std::getenv("VPLAT_JIT_T1_PASSES");
@@ -722,10 +726,7 @@ struct JitEngine::Impl {
   // in the same compile thread time. The second tier keeps its copies (one jump less on hot paths).
   // VPLAT_JIT_PROBE=0: the first tier's exits carry their copies too, for comparisons.
   void* chain_probe = nullptr;
-  const bool shared_probe = [] {
-    const char* v = std::getenv("VPLAT_JIT_PROBE");
-    return !v || *v != '0';
-  }();
+  const bool shared_probe = env_on("VPLAT_JIT_PROBE");
   void make_probe() {
     llvm::orc::LLJIT& j = *jit;
     auto ctx = std::make_unique<llvm::LLVMContext>();
@@ -843,10 +844,7 @@ struct JitEngine::Impl {
   // read before the access) in a stack slot, loaded again on the fast path as well: LLVM's basic
   // allocator, the first tier's, spills a live range everywhere.
   // VPLAT_JIT_PRESERVE=0: the slow paths call the helpers in the C convention, for comparisons.
-  const bool preserving_calls = [] {
-    const char* v = std::getenv("VPLAT_JIT_PRESERVE");
-    return !v || *v != '0';
-  }();
+  const bool preserving_calls = env_on("VPLAT_JIT_PRESERVE");
   void* mem_read_wrapper = nullptr;
   void* mem_write_wrapper = nullptr;
   void make_memory_wrappers() {
