@@ -727,6 +727,8 @@ struct JitEngine::Impl {
   // VPLAT_JIT_PROBE=0: the first tier's exits carry their copies too, for comparisons.
   void* chain_probe = nullptr;
   const bool shared_probe = env_on("VPLAT_JIT_PROBE");
+  // VPLAT_JIT_EXIT_TAIL=0: each first-tier exit with its own jump to the probe or its direct link.
+  const bool shared_exit_tail = env_on("VPLAT_JIT_EXIT_TAIL");
   void make_probe() {
     llvm::orc::LLJIT& j = *jit;
     auto ctx = std::make_unique<llvm::LLVMContext>();
@@ -1204,6 +1206,11 @@ struct JitEngine::Impl {
     // attention flags are as the chain began (what try_run checks between blocks) and the fetch TLB maps
     // `target` to that block's page; else return to the run loop, telling it which slots to fill.
     unsigned exits_made = 0;
+    // The first tier's shared exit tail (made by the first exit that needs it) and its incoming values.
+    struct {
+      llvm::BasicBlock* block = nullptr;
+      llvm::PHINode *target = nullptr, *exit = nullptr, *left = nullptr, *total = nullptr;
+    } tail;
     // Whether the point after the block's first k instructions is a block boundary (Core::RunEnd).
     auto boundary_after = [&](unsigned k) {
       return ends_block(g::decode(req.words[k - 1])) || (req.key.va + 4ull * k) % kRegionBytes == 0;
@@ -1235,25 +1242,63 @@ struct JitEngine::Impl {
                         loop, to_probe);
         limit_phi->addIncoming(left, maybe_loop);
         done_phi->addIncoming(total, maybe_loop);
-        eb.SetInsertPoint(to_probe);
-        store64(eb, pc_off, target);
-        eb.CreateStore(host_ptr(eb, exit), at_offset(eb, off.last_exit));
         exit->linkable = targets == Targets::One && exit->boundary;
-        llvm::Value* next = host_ptr(eb, chain_probe);
-        if (exit->linkable) {
-          // What try_run tests between blocks (the probe tests it too): the budget is not used up and the
-          // attention flags are as the chain began; and the link is of the current generation.
-          llvm::Value* go_on = eb.CreateAnd(eb.CreateICmpSGT(left, eb.getInt64(0)),
-                                            eb.CreateICmpEQ(load_attention(eb, state, true), attention));
-          go_on = eb.CreateAnd(go_on, eb.CreateICmpEQ(eb.CreateLoad(i64, host_ptr(eb, &exit->direct_gen)),
-                                                      eb.CreateLoad(i64, host_ptr(eb, &cache_gen))));
-          eb.CreateStore(target, host_ptr(eb, &exit->target));
-          next = eb.CreateSelect(go_on, eb.CreateLoad(eb.getPtrTy(), host_ptr(eb, &exit->direct)), next);
+        if (!shared_exit_tail) {
+          eb.SetInsertPoint(to_probe);
+          store64(eb, pc_off, target);
+          eb.CreateStore(host_ptr(eb, exit), at_offset(eb, off.last_exit));
+          llvm::Value* next = host_ptr(eb, chain_probe);
+          if (exit->linkable) {
+            // What try_run tests between blocks (the probe tests it too): the budget is not used up and
+            // the attention flags are as the chain began; and the link is of the current generation.
+            llvm::Value* go_on = eb.CreateAnd(eb.CreateICmpSGT(left, eb.getInt64(0)),
+                                              eb.CreateICmpEQ(load_attention(eb, state, true), attention));
+            go_on = eb.CreateAnd(go_on, eb.CreateICmpEQ(eb.CreateLoad(i64, host_ptr(eb, &exit->direct_gen)),
+                                                        eb.CreateLoad(i64, host_ptr(eb, &cache_gen))));
+            eb.CreateStore(target, host_ptr(eb, &exit->target));
+            next = eb.CreateSelect(go_on, eb.CreateLoad(eb.getPtrTy(), host_ptr(eb, &exit->direct)), next);
+          }
+          llvm::CallInst* call = eb.CreateCall(ft, next, {state, attention, left, total});
+          call->setCallingConv(kBlockCallingConv);
+          call->setTailCallKind(llvm::CallInst::TCK_MustTail);
+          eb.CreateRet(call);
+          return;
         }
-        llvm::CallInst* call = eb.CreateCall(ft, next, {state, attention, left, total});
-        call->setCallingConv(kBlockCallingConv);
-        call->setTailCallKind(llvm::CallInst::TCK_MustTail);
-        eb.CreateRet(call);
+        // Every exit of the function ends in one tail, which makes the direct link's tests with the exit's
+        // record as a value: an exit that cannot link never has the current generation in `direct_gen`
+        // (generations start at 1), so its test sends it to the probe. A jump and a return are code the
+        // fast instruction selector leaves to the full one, for the whole basic block that holds them:
+        // with a tail per exit, a fifth of the first tier's IR was selected the slow way.
+        if (!tail.block) {
+          tail.block = llvm::BasicBlock::Create(*ctx, "exit_tail", f);
+          llvm::IRBuilder<> tb(tail.block);
+          tail.target = tb.CreatePHI(i64, 4);
+          tail.exit = tb.CreatePHI(tb.getPtrTy(), 4);
+          tail.left = tb.CreatePHI(i64, 4);
+          tail.total = tb.CreatePHI(i64, 4);
+          store64(tb, pc_off, tail.target);
+          tb.CreateStore(tail.exit, at_offset(tb, off.last_exit));
+          tb.CreateStore(tail.target,
+                         tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, target)));
+          llvm::Value* go_on = tb.CreateAnd(tb.CreateICmpSGT(tail.left, tb.getInt64(0)),
+                                            tb.CreateICmpEQ(load_attention(tb, state, true), attention));
+          llvm::Value* linked_gen = tb.CreateLoad(
+              i64, tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, direct_gen)));
+          go_on =
+              tb.CreateAnd(go_on, tb.CreateICmpEQ(linked_gen, tb.CreateLoad(i64, host_ptr(tb, &cache_gen))));
+          llvm::Value* direct = tb.CreateLoad(
+              tb.getPtrTy(), tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, direct)));
+          llvm::Value* next = tb.CreateSelect(go_on, direct, host_ptr(tb, chain_probe));
+          llvm::CallInst* call = tb.CreateCall(ft, next, {state, attention, tail.left, tail.total});
+          call->setCallingConv(kBlockCallingConv);
+          call->setTailCallKind(llvm::CallInst::TCK_MustTail);
+          tb.CreateRet(call);
+        }
+        tail.target->addIncoming(target, to_probe);
+        tail.exit->addIncoming(host_ptr(eb, exit), to_probe);
+        tail.left->addIncoming(left, to_probe);
+        tail.total->addIncoming(total, to_probe);
+        llvm::IRBuilder<>(to_probe).CreateBr(tail.block);
         return;
       }
       // What try_run tests between blocks: the budget is not used up and the attention flags are as the
