@@ -5,6 +5,7 @@
 #include "aarch64_helpers.h"
 #include "aarch64_jit.h"
 #include "cpu-dbt/a64_core.h"
+#include "cpu-dbt/jit_loop_exits.h"
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -1830,6 +1831,9 @@ struct JitEngine::Impl {
       fpm.addPass(llvm::SimplifyCFGPass());
       if (full) {
         fpm.addPass(llvm::GVNPass());
+        // A block that loops: flags and the next PC that only its exits read leave the loop (after GVN, which
+        // makes the state cache's values final). VPLAT_JIT_LOOP_EXITS=0: off, for comparisons.
+        if (env_on("VPLAT_JIT_LOOP_EXITS")) fpm.addPass(LoopExitValues());
       } else {
         fpm.addPass(llvm::EarlyCSEPass(true));
         fpm.addPass(NarrowLoads());
