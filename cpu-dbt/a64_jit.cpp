@@ -729,6 +729,9 @@ struct JitEngine::Impl {
   void* chain_probe = nullptr;
   const bool shared_probe = env_on("VPLAT_JIT_PROBE");
   // VPLAT_JIT_EXIT_TAIL=0: each first-tier exit with its own jump to the probe or its direct link.
+  // VPLAT_JIT_PARTIAL_WRITE_BACK=0: every write-back of a second-tier block that does not loop stores all
+  // that the block writes.
+  const bool partial_write_backs = env_on("VPLAT_JIT_PARTIAL_WRITE_BACK");
   const bool shared_exit_tail = env_on("VPLAT_JIT_EXIT_TAIL");
   void make_probe() {
     llvm::orc::LLJIT& j = *jit;
@@ -1126,15 +1129,22 @@ struct JitEngine::Impl {
     if (req.optimized && state_cache) c.enable_state_cache(&f->getEntryBlock(), is_register);
     // Where the cache reaches the state. The stores are placed once the whole block is built: a block that
     // loops back to its start reaches an exit or a call with what later instructions of the previous
-    // iteration wrote, so each point writes back every variable written anywhere in the block.
-    std::vector<llvm::BasicBlock*> write_backs;
+    // iteration wrote, so there each point writes back every variable written anywhere in the block; in a
+    // block that does not loop, only what the instructions before the point write (an exit before the
+    // block's compare stored the flags it had loaded, and so kept them loaded and in a register or a stack
+    // slot all the way).
+    struct WriteBack {
+      llvm::BasicBlock* block;
+      std::vector<bool> written; // Ctx::written_so_far() where it was made
+    };
+    std::vector<WriteBack> write_backs;
     auto write_back = [&](llvm::IRBuilder<>& eb) {
       if (!c.state_cache_enabled()) return;
       auto* wb = llvm::BasicBlock::Create(*ctx, "write_back", f);
       auto* cont = llvm::BasicBlock::Create(*ctx, "written", f);
       eb.CreateBr(wb);
       llvm::IRBuilder<>(wb).CreateBr(cont);
-      write_backs.push_back(wb);
+      write_backs.push_back({wb, c.written_so_far()});
       eb.SetInsertPoint(cont);
     };
     // The memory helpers read and write none of the cached state: the cache reaches the state on their
@@ -1555,11 +1565,16 @@ struct JitEngine::Impl {
       llvm::IRBuilder<> db(decline);
       store64(db, pc_off, db.getInt64(req.key.va));
       write_back(db);
+      if (!write_backs.empty()) write_backs.back().written.clear(); // before any instruction ran
       db.CreateRet(db.CreateOr(done, db.getInt64(kAtBoundary)));
     }
-    for (llvm::BasicBlock* wb : write_backs) {
-      llvm::IRBuilder<> wbb(wb->getTerminator());
-      c.write_back(wbb);
+    const bool loops = limit_phi->getNumIncomingValues() > 1;
+    for (const WriteBack& wb : write_backs) {
+      llvm::IRBuilder<> wbb(wb.block->getTerminator());
+      if (loops || !partial_write_backs)
+        c.write_back(wbb);
+      else
+        c.write_back_some(wbb, wb.written);
     }
     if (llvm::verifyFunction(*f, &llvm::errs())) {
       std::fprintf(stderr, "vplat: JIT produced invalid IR for the block at 0x%llx\n",

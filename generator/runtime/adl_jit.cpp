@@ -220,6 +220,19 @@ void Ctx::write_back(llvm::IRBuilder<>& at, bool all) {
                      at.CreateConstInBoundsGEP1_64(i8, state, v.offset));
 }
 
+std::vector<bool> Ctx::written_so_far() const {
+  std::vector<bool> which;
+  for (const CachedVar& v : cached_) which.push_back(v.written);
+  return which;
+}
+
+void Ctx::write_back_some(llvm::IRBuilder<>& at, const std::vector<bool>& which) {
+  for (size_t i = 0; i < which.size() && i < cached_.size(); ++i)
+    if (which[i])
+      at.CreateStore(at.CreateLoad(cached_[i].var->getAllocatedType(), cached_[i].var),
+                     at.CreateConstInBoundsGEP1_64(i8, state, cached_[i].offset));
+}
+
 void Ctx::reload(llvm::IRBuilder<>& at) {
   for (CachedVar& v : cached_)
     at.CreateStore(

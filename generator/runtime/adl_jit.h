@@ -85,6 +85,11 @@ public:
   // where every instruction of the function has been emitted (a block that loops reaches a point with what
   // later instructions wrote in the previous iteration).
   void write_back(llvm::IRBuilder<>& at, bool all = false);
+  // Which cached variables (in the order they were first used) the instructions emitted so far write; and a
+  // write-back of those `which` marks. Where the function cannot come back to code emitted earlier (no
+  // loop), a point needs only what was written before it.
+  std::vector<bool> written_so_far() const;
+  void write_back_some(llvm::IRBuilder<>& at, const std::vector<bool>& which);
   // Reloads the cached variables from the state after something outside the function changed it.
   void reload(llvm::IRBuilder<>& at);
 
