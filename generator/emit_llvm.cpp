@@ -195,7 +195,7 @@ public:
     }
     case Expr::Unary: {
       std::string a = expr(*e.args[0]);
-      if (e.name == "!") return "c.bool64(c.b.CreateICmpEQ(" + a + ", c.k64(0)))";
+      if (e.name == "!") return "c.bool64(c.icmp(llvm::CmpInst::ICMP_EQ, " + a + ", c.k64(0)))";
       if (t.kind == Type::U128) return e.name == "-" ? "c.b.CreateNeg(" + a + ")" : "c.b.CreateNot(" + a + ")";
       if (e.name == "-") return canon(t, "c.b.CreateSub(c.k64(0), " + a + ")");
       if (t.kind == Type::Int && t.is_signed) return "c.b.CreateNot(" + a + ")";
@@ -242,7 +242,7 @@ public:
         {"==", {"EQ", "EQ"}}, {"!=", {"NE", "NE"}}, {"<", {"ULT", "SLT"}},
         {"<=", {"ULE", "SLE"}}, {">", {"UGT", "SGT"}}, {">=", {"UGE", "SGE"}}};
     if (auto it = cmp.find(op); it != cmp.end())
-      return "c.bool64(c.b.CreateICmp" + std::string(sgn ? it->second.second : it->second.first) + "(" + a + ", " + b + "))";
+      return "c.bool64(c.icmp(llvm::CmpInst::ICMP_" + std::string(sgn ? it->second.second : it->second.first) + ", " + a + ", " + b + "))";
     std::string ab = "(" + a + ", " + b + ")";
     if (c.kind == Type::U128) {
       if (op == "/") return "c.udiv" + ab;

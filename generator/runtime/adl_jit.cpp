@@ -93,8 +93,31 @@ Value* Ctx::to128(Value* v, bool sign) {
   return sign ? b.CreateSExt(v, i128) : b.CreateZExt(v, i128);
 }
 
+// The i1 that `v` widens, if it is a truth value (bool64).
+static Value* widened_bit(Value* v) {
+  auto* z = llvm::dyn_cast<llvm::ZExtInst>(v);
+  return z && z->getOperand(0)->getType()->isIntegerTy(1) ? z->getOperand(0) : nullptr;
+}
+
 Value* Ctx::truth(Value* v) {
+  if (Value* bit = widened_bit(v)) return bit;
   return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+}
+
+Value* Ctx::icmp(llvm::CmpInst::Predicate p, Value* x, Value* y) {
+  if (p == llvm::CmpInst::ICMP_EQ || p == llvm::CmpInst::ICMP_NE) {
+    if (llvm::isa<llvm::ConstantInt>(x)) std::swap(x, y);
+    Value* bit = widened_bit(x);
+    auto* k = llvm::dyn_cast<llvm::ConstantInt>(y);
+    if (bit && k) {
+      if (k->getValue().ugt(1)) return b.getInt1(p == llvm::CmpInst::ICMP_NE);
+      if (k->isOne() == (p == llvm::CmpInst::ICMP_EQ)) return bit; // == 1, != 0
+      if (auto* c = llvm::dyn_cast<llvm::ICmpInst>(bit))
+        return b.CreateICmp(c->getInversePredicate(), c->getOperand(0), c->getOperand(1));
+      return b.CreateNot(bit);
+    }
+  }
+  return b.CreateICmp(p, x, y);
 }
 
 // A constant shift amount (the common case: from a decode-time field) is decided here, leaving no select

@@ -52,6 +52,10 @@ public:
   Value* to128(Value* v, bool sign); // i64 -> i128 (sign- or zero-extended); i128 unchanged
   Value* truth(Value* v);            // i64 0/1 (or any i64/i128) -> i1 (non-zero)
   Value* bool64(Value* i1v) { return b.CreateZExt(i1v, i64); }
+  // ADL comparisons. A truth value (bool64) compared with a constant (`IsZero(x) == iszero` with iszero a
+  // decode-time field, `!(a < b)`) gives the comparison it came from, or its inverse, rather than a
+  // compare of its widened value: the first tier runs no InstCombine.
+  Value* icmp(llvm::CmpInst::Predicate p, Value* x, Value* y);
 
   // ---- operators with the ADL's total semantics
   Value* shl64(Value* a, Value* n); // n >= 64 gives 0
