@@ -1839,7 +1839,8 @@ struct JitEngine::Impl {
       // 3.5, 34.5, without 13.6, 9.6, 4.0, 22.5: its compile time had kept hot code waiting in the
       // interpreter. The second tier forwards guest registers and flags from stores to later loads across the
       // block's internal branches (memory fast/slow paths, side exits), which EarlyCSE leaves (GVN), and runs
-      // InstCombine.
+      // InstCombine once, before GVN (a second run after DSE took ~5% of its compile time: on the SHA-256
+      // kernel's blocks 0.1% fewer host instructions, 206969 instead of 207130 IR instructions).
       fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
       fpm.addPass(llvm::EarlyCSEPass(full));
       if (full) fpm.addPass(llvm::InstCombinePass());
@@ -1854,7 +1855,6 @@ struct JitEngine::Impl {
         fpm.addPass(NarrowLoads());
       }
       fpm.addPass(llvm::DSEPass());
-      if (full) fpm.addPass(llvm::InstCombinePass());
       fpm.addPass(llvm::SimplifyCFGPass()); // branches folding decided (e.g. a same-page exit)
     }
   };
