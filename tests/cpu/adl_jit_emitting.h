@@ -24,3 +24,10 @@ struct EmittingFunction {
   }
   llvm::Value* runtime_arg(unsigned i) { return fn->getArg(i + 1); }
 };
+
+// `void f(ptr state, i64 x, i64 y)`: two values known only at run time.
+struct EmittingXY : EmittingFunction {
+  EmittingXY() : EmittingFunction(2) {}
+  llvm::Value* x() { return runtime_arg(0); }
+  llvm::Value* y() { return runtime_arg(1); }
+};

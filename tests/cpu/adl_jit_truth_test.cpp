@@ -8,11 +8,7 @@ namespace {
 
 using vplat::adljit::Ctx;
 
-struct Emitting : EmittingFunction {
-  Emitting() : EmittingFunction(2) {}
-  llvm::Value* x() { return runtime_arg(0); }
-  llvm::Value* y() { return runtime_arg(1); }
-};
+using Emitting = EmittingXY;
 
 llvm::CmpInst::Predicate predicate_of(llvm::Value* v) {
   auto* cmp = llvm::dyn_cast<llvm::ICmpInst>(v);

@@ -8,12 +8,7 @@ namespace {
 
 using vplat::adljit::Ctx;
 
-// One function `void f(ptr state, i64 x, i64 y)` being built.
-struct Emitting : EmittingFunction {
-  Emitting() : EmittingFunction(2) {}
-  llvm::Value* x() { return runtime_arg(0); }
-  llvm::Value* y() { return runtime_arg(1); }
-};
+using Emitting = EmittingXY;
 
 // The i32 value `v` zero- (or sign-) extends, or nullptr.
 llvm::Value* extended_from_i32(llvm::Value* v) {
