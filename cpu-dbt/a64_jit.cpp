@@ -729,10 +729,10 @@ struct JitEngine::Impl {
   void* chain_probe = nullptr;
   const bool shared_probe = env_on("VPLAT_JIT_PROBE");
   // VPLAT_JIT_EXIT_TAIL=0: each first-tier exit with its own jump to the probe or its direct link.
+  const bool shared_exit_tail = env_on("VPLAT_JIT_EXIT_TAIL");
   // VPLAT_JIT_PARTIAL_WRITE_BACK=0: every write-back of a second-tier block that does not loop stores all
   // that the block writes.
   const bool partial_write_backs = env_on("VPLAT_JIT_PARTIAL_WRITE_BACK");
-  const bool shared_exit_tail = env_on("VPLAT_JIT_EXIT_TAIL");
   void make_probe() {
     llvm::orc::LLJIT& j = *jit;
     auto ctx = std::make_unique<llvm::LLVMContext>();

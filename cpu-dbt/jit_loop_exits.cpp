@@ -50,7 +50,7 @@ private:
   bool find_loop() {
     for (llvm::BasicBlock& bb : f_)
       for (llvm::BasicBlock* p : llvm::predecessors(&bb))
-        if (dt_.dominates(&bb, p)) {
+        if (dt_.isReachableFromEntry(p) && dt_.dominates(&bb, p)) {
           if (header_) return false;
           header_ = &bb;
           latch_ = p;
