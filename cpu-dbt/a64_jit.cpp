@@ -958,7 +958,7 @@ struct JitEngine::Impl {
     const bool optimized = reqs.front().optimized; // a batch is of one tier
     llvm::orc::LLJIT& jit = optimized ? *jit_opt : *this->jit;
     auto ctx = std::make_unique<llvm::LLVMContext>();
-    auto mod = std::make_unique<llvm::Module>("blocks", *ctx);
+    auto mod = std::make_unique<llvm::Module>(optimized ? "blocks_t2" : "blocks", *ctx); // named for dumps
     mod->setDataLayout(jit.getDataLayout());
     std::vector<std::string> names;
     std::vector<size_t> first_exit;
@@ -1126,7 +1126,12 @@ struct JitEngine::Impl {
     // Second tier (unless VPLAT_JIT_STATE_CACHE=0): guest registers and flags live in SSA values for the
     // whole block (loops included) and reach the state at the exits and around helper calls (helpers take the
     // state and may read or write any of it; the memory helpers touch none of these).
-    if (req.optimized && state_cache) c.enable_state_cache(&f->getEntryBlock(), is_register);
+    if (req.optimized && state_cache) {
+      c.enable_state_cache(&f->getEntryBlock(), is_register);
+      // NPC: the run loop sets it before each instruction it runs, and no helper uses it (the exits store
+      // their target in PC).
+      c.set_local_only([](size_t o) { return o == offsetof(g::State, NPC); });
+    }
     // Where the cache reaches the state. The stores are placed once the whole block is built: a block that
     // loops back to its start reaches an exit or a call with what later instructions of the previous
     // iteration wrote, so there each point writes back every variable written anywhere in the block; in a
@@ -1427,7 +1432,6 @@ struct JitEngine::Impl {
       llvm::IRBuilder<> lb(leave);
       write_back(lb);
       store64(lb, pc_off, lb.getInt64(next));
-      store64(lb, npc, lb.getInt64(next));
       uncount_from(lb, lb.getInt64(i + 1));
       llvm::Value* total = lb.CreateAdd(done, lb.getInt64(i + 1));
       lb.CreateRet(boundary_after(i + 1) ? lb.CreateOr(total, lb.getInt64(kAtBoundary)) : total);
@@ -1459,7 +1463,6 @@ struct JitEngine::Impl {
       c.make_fault_bb = [&, pc, i] {
         auto* fault = llvm::BasicBlock::Create(*ctx, "fault", f);
         llvm::IRBuilder<> fb(fault);
-        store64(fb, npc, fb.getInt64(pc + 4));
         uncount_from(fb, fb.getInt64(i));
         fb.CreateRet(fb.CreateOr(fb.CreateAdd(done, fb.getInt64(i)), fb.getInt64(kFaulted)));
         return fault;
@@ -2225,6 +2228,10 @@ struct JitEngine::Impl {
     r.hot_ms = now ? 0 : now_ms();
     pending.insert(key);
     if (now) {
+      // VPLAT_JIT_TIER2=1 (one chain start makes a block hot for the second tier) with the synchronous
+      // engine: every block is made at the second tier from the start, also those that chains only pass
+      // through (the differential tests and measurements of that tier's code).
+      r.optimized = tier2_samples == 1;
       Block* b = install(compile(std::move(r)));
       if (out) *out = b;
       return;

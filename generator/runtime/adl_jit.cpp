@@ -232,13 +232,13 @@ Ctx::CachedVar* Ctx::cached(size_t offset, int bits) {
   llvm::AllocaInst* var = local(t);
   llvm::IRBuilder<> lb(cache_load_bb_->getTerminator());
   lb.CreateStore(lb.CreateLoad(t, lb.CreateConstInBoundsGEP1_64(i8, state, offset)), var);
-  cached_.push_back({offset, bits, var, false});
+  cached_.push_back({offset, bits, var, false, local_only_ && local_only_(offset)});
   return &cached_.back();
 }
 
 void Ctx::write_back(llvm::IRBuilder<>& at, bool all) {
   for (CachedVar& v : cached_)
-    if (v.written || all)
+    if ((v.written || all) && !v.local_only)
       at.CreateStore(at.CreateLoad(v.var->getAllocatedType(), v.var),
                      at.CreateConstInBoundsGEP1_64(i8, state, v.offset));
 }
@@ -251,15 +251,17 @@ std::vector<bool> Ctx::written_so_far() const {
 
 void Ctx::write_back_some(llvm::IRBuilder<>& at, const std::vector<bool>& which) {
   for (size_t i = 0; i < which.size() && i < cached_.size(); ++i)
-    if (which[i])
+    if (which[i] && !cached_[i].local_only)
       at.CreateStore(at.CreateLoad(cached_[i].var->getAllocatedType(), cached_[i].var),
                      at.CreateConstInBoundsGEP1_64(i8, state, cached_[i].offset));
 }
 
 void Ctx::reload(llvm::IRBuilder<>& at) {
   for (CachedVar& v : cached_)
-    at.CreateStore(
-        at.CreateLoad(v.var->getAllocatedType(), at.CreateConstInBoundsGEP1_64(i8, state, v.offset)), v.var);
+    if (!v.local_only)
+      at.CreateStore(
+          at.CreateLoad(v.var->getAllocatedType(), at.CreateConstInBoundsGEP1_64(i8, state, v.offset)),
+          v.var);
 }
 
 void Ctx::set_register_scope(std::function<bool(size_t offset)> is_register) {

@@ -84,6 +84,10 @@ public:
   // of another width go to memory, with the cache written back before and reloaded after.
   void enable_state_cache(llvm::BasicBlock* load_bb, std::function<bool(size_t offset)> cacheable);
   bool state_cache_enabled() const { return cache_load_bb_ != nullptr; }
+  // Cached variables that nothing outside the function reads and no helper reads or writes (a next PC that
+  // the run loop sets before every instruction it runs): never written back nor reloaded. Set before the
+  // first instruction.
+  void set_local_only(std::function<bool(size_t offset)> local_only) { local_only_ = std::move(local_only); }
   // Stores the cached variables written so far (`all`: every one) to the state. A variable's alloca always
   // holds its current value, so storing any of them is always right; `written` only saves stores, and only
   // where every instruction of the function has been emitted (a block that loops reaches a point with what
@@ -186,6 +190,7 @@ private:
     int bits;
     llvm::AllocaInst* var;
     bool written;
+    bool local_only;
   };
   CachedVar* cached(size_t offset, int bits);
   bool overlaps_cache(size_t offset, int bits) const;
@@ -195,6 +200,7 @@ private:
   static Known meet(Known a, const Known& b);
   llvm::BasicBlock* cache_load_bb_ = nullptr;
   std::function<bool(size_t offset)> cacheable_;
+  std::function<bool(size_t offset)> local_only_;
   bool state_calls_ = false; // a helper that takes the state was called
   llvm::MDNode* register_scope_ = nullptr;
   std::function<bool(size_t offset)> is_register_;
