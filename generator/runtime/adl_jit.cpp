@@ -237,10 +237,7 @@ Ctx::CachedVar* Ctx::cached(size_t offset, int bits) {
 }
 
 void Ctx::write_back(llvm::IRBuilder<>& at, bool all) {
-  for (CachedVar& v : cached_)
-    if ((v.written || all) && !v.local_only)
-      at.CreateStore(at.CreateLoad(v.var->getAllocatedType(), v.var),
-                     at.CreateConstInBoundsGEP1_64(i8, state, v.offset));
+  write_back_some(at, all ? std::vector<bool>(cached_.size(), true) : written_so_far());
 }
 
 std::vector<bool> Ctx::written_so_far() const {
