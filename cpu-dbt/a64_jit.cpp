@@ -24,6 +24,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/ProfDataUtils.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CommandLine.h>
@@ -437,6 +438,7 @@ struct Request {
   bool optimized = false;        // the second tier: a block that ran hot, compiled with full optimisation
   uint64_t hot_ms = 0;           // when the block was last seen hot (steady clock, ms)
   bool ahead = false;            // taken before waiting first-tier requests (a dominant block's)
+  bool backlog = false;          // made by the backlog's code generator (Impl::jit_backlog)
 };
 
 struct Result {
@@ -469,6 +471,9 @@ struct JitEngine::Impl {
   bool sync;
   std::unique_ptr<llvm::orc::LLJIT> jit;     // first tier: every hot block, compiled cheaply
   std::unique_ptr<llvm::orc::LLJIT> jit_opt; // second tier: the hottest blocks, compiled with optimisation
+  // First tier while requests queue up (see Impl::work): CodeGenOpt::None, a third less code generation
+  // time per block for a quarter more host instructions.
+  std::unique_ptr<llvm::orc::LLJIT> jit_backlog;
   std::vector<Core*> cores;
   CoreOffsets off{};
   JitStats stats;
@@ -895,7 +900,10 @@ struct JitEngine::Impl {
       // measurable in blocks (straight-line code, loops of one block). VPLAT_JIT_LLVM_ARGS: more options for
       // LLVM's code generator ("-regalloc=greedy": that allocator for both tiers), for tuning.
       {
-        std::vector<std::string> words{"vplat", "-enable-misched=false", "-disable-lsr"};
+        // -optimize-regalloc: at CodeGenOpt::None (jit_backlog) too, registers are allocated across the
+        // basic blocks of a function (the other levels always do).
+        std::vector<std::string> words{"vplat", "-enable-misched=false", "-disable-lsr",
+                                       "-optimize-regalloc"};
         const char* v = std::getenv("VPLAT_JIT_LLVM_ARGS");
         if (!v || !std::strstr(v, "-regalloc")) words.emplace_back("-regalloc=vplat-tiered");
         for (std::string_view rest(v ? v : ""); !rest.empty();) {
@@ -915,13 +923,16 @@ struct JitEngine::Impl {
     // the stack (on 50 modules of a boot and shell loop: 427k host instructions, 132k of them stack
     // accesses; at Less 245k and 5k, for ~3x the code generation time). Shell loop of 100k iterations in
     // the same session: 24.3 and 23.9 s at None, 15.7 and 16.9 s at Less; boot and sha256sum about the same.
-    // The second tier's few blocks run for most of a workload's time: the full code generator.
-    // VPLAT_JIT_CODEGEN=0..3: the first tier's code generator level, for tuning.
+    // The second tier's few blocks run for most of a workload's time: the full code generator. While
+    // requests queue up (a boot), the first tier's modules are made at None with the same register
+    // allocator as at Less (-optimize-regalloc): see backlog_requests.
+    // VPLAT_JIT_CODEGEN=0..3: the first tier's code generator level otherwise, for tuning and tests.
     llvm::CodeGenOpt::Level level = llvm::CodeGenOpt::Less;
     if (const char* v = std::getenv("VPLAT_JIT_CODEGEN"); v && v[0] >= '0' && v[0] <= '3' && !v[1])
       level = static_cast<llvm::CodeGenOpt::Level>(v[0] - '0');
     jit = make_jit(level, true);
     jit_opt = make_jit(llvm::CodeGenOpt::Default, false);
+    if (backlog_requests && !sync) jit_backlog = make_jit(llvm::CodeGenOpt::None, true);
     enter = make_enter(*jit);
     name_in_perf_map(reinterpret_cast<const void*>(enter), "vplat_enter");
     if (!sync) worker = std::thread([this] { work(); });
@@ -957,7 +968,8 @@ struct JitEngine::Impl {
     };
     const uint64_t t0 = now();
     const bool optimized = reqs.front().optimized; // a batch is of one tier
-    llvm::orc::LLJIT& jit = optimized ? *jit_opt : *this->jit;
+    const bool backlog = reqs.front().backlog && jit_backlog;
+    llvm::orc::LLJIT& jit = optimized ? *jit_opt : backlog ? *jit_backlog : *this->jit;
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto mod = std::make_unique<llvm::Module>(optimized ? "blocks_t2" : "blocks", *ctx); // named for dumps
     mod->setDataLayout(jit.getDataLayout());
@@ -1811,6 +1823,38 @@ struct JitEngine::Impl {
     }
   };
 
+  // The first tier's code generator keeps the IR's block order (no block placement at CodeGenOpt::None):
+  // the blocks reached only through branches marked unlikely (slow paths of loads and stores, exceptions,
+  // exits on attention or at the budget's end) move behind the others, so that the fast path falls through.
+  struct ColdBlocksLast : llvm::PassInfoMixin<ColdBlocksLast> {
+    llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
+      llvm::SmallPtrSet<llvm::BasicBlock*, 32> hot;
+      llvm::SmallVector<llvm::BasicBlock*, 32> work{&f.getEntryBlock()};
+      hot.insert(&f.getEntryBlock());
+      while (!work.empty()) {
+        llvm::Instruction* term = work.pop_back_val()->getTerminator();
+        uint64_t weight_true = 0, weight_false = 0;
+        const bool weighted =
+            term->getNumSuccessors() == 2 && llvm::extractBranchWeights(*term, weight_true, weight_false);
+        for (unsigned i = 0; i < term->getNumSuccessors(); ++i) {
+          const uint64_t mine = i == 0 ? weight_true : weight_false,
+                         other = i == 0 ? weight_false : weight_true;
+          if (weighted && mine * kUnlikely < other) continue;
+          if (llvm::BasicBlock* next = term->getSuccessor(i); hot.insert(next).second) work.push_back(next);
+        }
+      }
+      llvm::SmallVector<llvm::BasicBlock*, 32> cold;
+      for (llvm::BasicBlock& bb : f)
+        if (!hot.count(&bb)) cold.push_back(&bb);
+      for (llvm::BasicBlock* bb : cold) bb->moveAfter(&f.back());
+      if (cold.empty()) return llvm::PreservedAnalyses::all();
+      llvm::PreservedAnalyses kept;
+      kept.preserveSet<llvm::CFGAnalyses>();
+      return kept;
+    }
+    static constexpr uint64_t kUnlikely = 16; // an edge this many times less likely than the other way
+  };
+
   // The optimisation pipeline, built once per thread that compiles (building it costs more than running it
   // on a small block).
   struct Optimizer {
@@ -1865,6 +1909,7 @@ struct JitEngine::Impl {
       }
       fpm.addPass(llvm::DSEPass());
       fpm.addPass(llvm::SimplifyCFGPass()); // branches folding decided (e.g. a same-page exit)
+      if (!full) fpm.addPass(ColdBlocksLast());
     }
   };
 
@@ -1952,6 +1997,8 @@ struct JitEngine::Impl {
             ++kept;
           }
         from.resize(kept);
+        if (!tier2 && backlog_requests && queue.size() >= backlog_requests)
+          for (Request& r : batch) r.backlog = true;
         if (compile_log)
           for (const Request& r : batch)
             std::fprintf(
@@ -1971,6 +2018,12 @@ struct JitEngine::Impl {
   // VPLAT_JIT_BATCH=N (1..64): first-tier blocks per module instead of kBatch, for tuning.
   const size_t batch_size = env_number("VPLAT_JIT_BATCH", 1, 64, kBatch);
   static constexpr size_t kBatchTier2 = 2;
+  // While this many first-tier requests are left waiting after a module's, it is made with the backlog's
+  // code generator (VPLAT_JIT_BACKLOG=N; 0: never). A boot's queue holds hundreds for seconds, and ~70% of
+  // the instructions it runs pre-decoded ran while their blocks' requests were queued; a workload's steady
+  // state queues few, and its first-tier code runs long.
+  static constexpr size_t kBacklogRequests = 16;
+  const size_t backlog_requests = env_number("VPLAT_JIT_BACKLOG", 0, 1u << 20, kBacklogRequests);
 
   // ---------------------------------------------------------------------------------- cache
 
@@ -2098,6 +2151,7 @@ struct JitEngine::Impl {
     blk->optimized = blk->second_tier = res.req.optimized;
     if (res.req.optimized) ++stats.blocks_tier2;
     if (res.req.ahead) ++stats.tier2_ahead;
+    if (res.req.backlog) ++stats.blocks_backlog;
     blk->code = std::move(res.code);
     blk->runs_counted = res.runs;
     blk->count_slot = res.req.count_slot;
@@ -2332,13 +2386,13 @@ JitEngine::~JitEngine() {
     std::fprintf(
         stderr,
         "jit: %llu modules; compile thread CPU time: IR %.2f s, passes %.2f s, code generation %.2f s "
-        "(second tier: %llu blocks, %llu of them ahead of first-tier requests, %.2f s); this thread's CPU "
-        "time %.2f s\n",
+        "(second tier: %llu blocks, %llu of them ahead of first-tier requests, %.2f s; first tier: %llu "
+        "blocks made while requests queued up); this thread's CPU time %.2f s\n",
         static_cast<unsigned long long>(impl_->modules.load()), impl_->time_ir.load() * 1e-9,
         impl_->time_opt.load() * 1e-9, impl_->time_codegen.load() * 1e-9,
         static_cast<unsigned long long>(impl_->stats.blocks_tier2),
         static_cast<unsigned long long>(impl_->stats.tier2_ahead), impl_->time_tier2.load() * 1e-9,
-        thread_cpu_seconds());
+        static_cast<unsigned long long>(impl_->stats.blocks_backlog), thread_cpu_seconds());
     const double guest = static_cast<double>(std::max<uint64_t>(1, impl_->guest_tier1.load()));
     std::fprintf(
         stderr,

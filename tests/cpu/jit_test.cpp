@@ -357,6 +357,40 @@ TEST(Jit, DominantLoopsReachTheSecondTierAheadOfQueuedCompiles) {
   }
 }
 
+// While first-tier requests queue up, modules are made by the backlog's code generator (CodeGenOpt::None,
+// VPLAT_JIT_BACKLOG=N: N requests left waiting), and never with VPLAT_JIT_BACKLOG=0. jit_dominant makes 4096
+// blocks hot at once; with one block per module (VPLAT_JIT_BATCH=1) thousands wait behind each. The
+// program's results are the same either way. (Its code is checked against Unicorn in
+// a64_exec_unicorn_jit_backlog: VPLAT_JIT_CODEGEN=0 gives the first tier the same code generator.)
+TEST(Jit, QueuedUpRequestsAreCompiledByTheBacklogCodeGenerator) {
+  for (const char* backlog : {"1", "0"}) {
+    SCOPED_TRACE(std::string("VPLAT_JIT_BACKLOG=") + backlog);
+    setenv("VPLAT_JIT_BACKLOG", backlog, 1);
+    setenv("VPLAT_JIT_BATCH", "1", 1);
+    setenv("VPLAT_JIT_TIER2", "0", 1);
+    setenv("VPLAT_JIT_MAX_WAIT", "600000", 1);
+    Machine m(Engine::Auto);
+    unsetenv("VPLAT_JIT_BACKLOG");
+    unsetenv("VPLAT_JIT_BATCH");
+    unsetenv("VPLAT_JIT_TIER2");
+    unsetenv("VPLAT_JIT_MAX_WAIT");
+    m.start("jit_dominant");
+    for (unsigned runs = 0; runs < 1'000'000 && m.core.jit()->stats().blocks_compiled < 64; ++runs)
+      ASSERT_EQ(m.core.run(1'000'000).exit, Exit::Budget);
+    const JitStats s = m.core.jit()->stats();
+    ASSERT_GE(s.blocks_compiled, 64u);
+    if (backlog[0] == '1')
+      EXPECT_GT(s.blocks_backlog, 0u);
+    else
+      EXPECT_EQ(s.blocks_backlog, 0u);
+    for (unsigned i = 0; i < 100 && m.core.PC != m.core.X[9]; ++i) m.core.run(1);
+    ASSERT_EQ(m.core.PC, m.core.X[9]);
+    EXPECT_EQ(m.core.X[3], 4200u * 4096u * 2u);
+    EXPECT_EQ(m.core.X[1], m.core.X[2]);
+    EXPECT_EQ(m.records(), 0u);
+  }
+}
+
 // Run by run, with budgets of many sizes, translated code with the second tier replacing blocks early
 // (VPLAT_JIT_TIER2=2) retires the same instructions and leaves the same registers as the interpreter. The
 // second tier's exits jump on to the next block without recording where the chain left the first tier, so
