@@ -474,6 +474,7 @@ struct JitEngine::Impl {
   // First tier while requests queue up (see Impl::work): CodeGenOpt::None, a third less code generation
   // time per block for a quarter more host instructions.
   std::unique_ptr<llvm::orc::LLJIT> jit_backlog;
+  bool tier1_at_none = false; // VPLAT_JIT_CODEGEN=0: `jit` too
   std::vector<Core*> cores;
   CoreOffsets off{};
   JitStats stats;
@@ -931,6 +932,7 @@ struct JitEngine::Impl {
     if (const char* v = std::getenv("VPLAT_JIT_CODEGEN"); v && v[0] >= '0' && v[0] <= '3' && !v[1])
       level = static_cast<llvm::CodeGenOpt::Level>(v[0] - '0');
     jit = make_jit(level, true);
+    tier1_at_none = level == llvm::CodeGenOpt::None;
     jit_opt = make_jit(llvm::CodeGenOpt::Default, false);
     if (backlog_requests && !sync) jit_backlog = make_jit(llvm::CodeGenOpt::None, true);
     enter = make_enter(*jit);
@@ -988,7 +990,8 @@ struct JitEngine::Impl {
     const uint64_t t1 = now();
     const uint64_t ir_before = ir_size(*mod);
     if (dump_pre) mod->print(llvm::errs(), nullptr);
-    optimize(*mod, optimized);
+    // The passes that make up for what CodeGenOpt::None leaves out, for the modules generated at it.
+    optimize(*mod, optimized, !optimized && (backlog || tier1_at_none));
     const uint64_t t2 = now();
     if (!optimized) {
       ir_tier1_before += ir_before;
@@ -1823,6 +1826,41 @@ struct JitEngine::Impl {
     }
   };
 
+  // Fast instruction selection folds an address computation into a load or store only within one basic
+  // block, and at CodeGenOpt::None nothing sinks it there (CodeGenPrepare does at the other levels):
+  // EarlyCSE leaves one computation of each state field's address, used in many blocks, so each address
+  // went through a register and the basic allocator had to keep them live across the block. A
+  // constant-offset address used in another block is computed again there.
+  struct AddressesWhereUsed : llvm::PassInfoMixin<AddressesWhereUsed> {
+    llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
+      bool changed = false;
+      std::vector<llvm::GetElementPtrInst*> geps;
+      for (llvm::BasicBlock& bb : f)
+        for (llvm::Instruction& inst : bb)
+          if (auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(&inst); gep && gep->hasAllConstantIndices())
+            geps.push_back(gep);
+      for (llvm::GetElementPtrInst* gep : geps) {
+        llvm::SmallDenseMap<llvm::BasicBlock*, llvm::Instruction*, 8> copies;
+        for (llvm::Use& use : llvm::make_early_inc_range(gep->uses())) {
+          auto* user = llvm::dyn_cast<llvm::Instruction>(use.getUser());
+          if (!user || llvm::isa<llvm::PHINode>(user) || user->getParent() == gep->getParent()) continue;
+          llvm::Instruction*& copy = copies[user->getParent()];
+          if (!copy) {
+            copy = gep->clone();
+            copy->insertBefore(&*user->getParent()->getFirstInsertionPt());
+          }
+          use.set(copy);
+          changed = true;
+        }
+        if (gep->use_empty()) gep->eraseFromParent();
+      }
+      if (!changed) return llvm::PreservedAnalyses::all();
+      llvm::PreservedAnalyses kept;
+      kept.preserveSet<llvm::CFGAnalyses>();
+      return kept;
+    }
+  };
+
   // The first tier's code generator keeps the IR's block order (no block placement at CodeGenOpt::None):
   // the blocks reached only through branches marked unlikely (slow paths of loads and stores, exceptions,
   // exits on attention or at the budget's end) move behind the others, so that the fast path falls through.
@@ -1864,7 +1902,8 @@ struct JitEngine::Impl {
     llvm::ModuleAnalysisManager mam;
     llvm::PassBuilder pb;
     llvm::FunctionPassManager fpm;
-    explicit Optimizer(bool full) {
+    // `at_none`: a first-tier module for code generation at CodeGenOpt::None (the backlog's).
+    Optimizer(bool full, bool at_none) {
       pb.registerModuleAnalyses(mam);
       pb.registerCGSCCAnalyses(cgam);
       pb.registerFunctionAnalyses(fam);
@@ -1909,13 +1948,16 @@ struct JitEngine::Impl {
       }
       fpm.addPass(llvm::DSEPass());
       fpm.addPass(llvm::SimplifyCFGPass()); // branches folding decided (e.g. a same-page exit)
-      if (!full) fpm.addPass(ColdBlocksLast());
+      if (at_none) {
+        fpm.addPass(AddressesWhereUsed());
+        fpm.addPass(ColdBlocksLast());
+      }
     }
   };
 
-  static void optimize(llvm::Module& mod, bool full) {
-    thread_local Optimizer cheap(false), thorough(true);
-    Optimizer& opt = full ? thorough : cheap;
+  static void optimize(llvm::Module& mod, bool full, bool at_none) {
+    thread_local Optimizer cheap(false, false), cheap_at_none(false, true), thorough(true, false);
+    Optimizer& opt = full ? thorough : at_none ? cheap_at_none : cheap;
     for (auto& fn : mod)
       if (!fn.isDeclaration()) {
         opt.fpm.run(fn, opt.fam);
