@@ -1837,8 +1837,7 @@ struct JitEngine::Impl {
       std::vector<llvm::GetElementPtrInst*> geps;
       for (llvm::BasicBlock& bb : f)
         for (llvm::Instruction& inst : bb)
-          if (auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(&inst); gep && gep->hasAllConstantIndices())
-            geps.push_back(gep);
+          if (auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(&inst)) geps.push_back(gep);
       for (llvm::GetElementPtrInst* gep : geps) {
         llvm::SmallDenseMap<llvm::BasicBlock*, llvm::Instruction*, 8> copies;
         for (llvm::Use& use : llvm::make_early_inc_range(gep->uses())) {
@@ -1861,31 +1860,73 @@ struct JitEngine::Impl {
     }
   };
 
-  // The first tier's code generator keeps the IR's block order (no block placement at CodeGenOpt::None):
-  // the blocks reached only through branches marked unlikely (slow paths of loads and stores, exceptions,
-  // exits on attention or at the budget's end) move behind the others, so that the fast path falls through.
+  // A branch on the conjunction of two compares (the TLB tag and the exclusive monitors on a store's fast
+  // path, the budget and the attention flags at a side exit) is, at CodeGenOpt::None, two set-on-condition
+  // instructions, an AND, a test and a jump where two compare-and-jumps do (CodeGenPrepare splits it at
+  // the other levels). Split again: the second compare moves into a block of its own.
+  struct SplitConjunctions : llvm::PassInfoMixin<SplitConjunctions> {
+    llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
+      std::vector<llvm::BranchInst*> todo;
+      for (llvm::BasicBlock& bb : f) {
+        auto* br = llvm::dyn_cast<llvm::BranchInst>(bb.getTerminator());
+        if (!br || !br->isConditional() || br->getSuccessor(0) == br->getSuccessor(1)) continue;
+        auto* both = llvm::dyn_cast<llvm::BinaryOperator>(br->getCondition());
+        if (both && both->getOpcode() == llvm::Instruction::And && both->hasOneUse() &&
+            both->getParent() == &bb && llvm::isa<llvm::CmpInst>(both->getOperand(0)) &&
+            llvm::isa<llvm::CmpInst>(both->getOperand(1)))
+          todo.push_back(br);
+      }
+      for (llvm::BranchInst* br : todo) {
+        llvm::BasicBlock* bb = br->getParent();
+        llvm::BasicBlock *yes = br->getSuccessor(0), *no = br->getSuccessor(1);
+        auto* both = llvm::cast<llvm::BinaryOperator>(br->getCondition());
+        auto* first = llvm::cast<llvm::Instruction>(both->getOperand(0));
+        auto* second = llvm::cast<llvm::Instruction>(both->getOperand(1));
+        llvm::BasicBlock* then = llvm::BasicBlock::Create(f.getContext(), "", &f, bb->getNextNode());
+        llvm::BranchInst* inner = llvm::BranchInst::Create(yes, no, second, then);
+        inner->copyMetadata(*br, {llvm::LLVMContext::MD_prof});
+        br->setCondition(first);
+        br->setSuccessor(0, then);
+        both->eraseFromParent();
+        if (second->hasOneUse() && second->getParent() == bb && second != first) second->moveBefore(inner);
+        yes->replacePhiUsesWith(bb, then);
+        for (llvm::PHINode& phi : no->phis()) phi.addIncoming(phi.getIncomingValueForBlock(bb), then);
+      }
+      return todo.empty() ? llvm::PreservedAnalyses::all() : llvm::PreservedAnalyses::none();
+    }
+  };
+
+  // The first tier's code generator keeps the IR's block order at CodeGenOpt::None (no block placement).
+  // Blocks are laid out depth first from the entry along the edges not marked unlikely, the likelier way
+  // (or, unweighted, the way not taken: FastISel jumps to the taken way of a branch on a value that is not
+  // a compare in the same block, and falls through to the other) next; the blocks reached only through
+  // unlikely edges (slow paths of loads and stores, exceptions, exits on attention or at the budget's
+  // end) follow in their order.
   struct ColdBlocksLast : llvm::PassInfoMixin<ColdBlocksLast> {
     llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
-      llvm::SmallPtrSet<llvm::BasicBlock*, 32> hot;
-      llvm::SmallVector<llvm::BasicBlock*, 32> work{&f.getEntryBlock()};
-      hot.insert(&f.getEntryBlock());
+      llvm::SmallPtrSet<llvm::BasicBlock*, 32> placed;
+      llvm::SmallVector<llvm::BasicBlock*, 32> order, work{&f.getEntryBlock()};
       while (!work.empty()) {
-        llvm::Instruction* term = work.pop_back_val()->getTerminator();
+        llvm::BasicBlock* bb = work.pop_back_val();
+        if (!placed.insert(bb).second) continue;
+        order.push_back(bb);
+        llvm::Instruction* term = bb->getTerminator();
+        const unsigned n = term->getNumSuccessors();
         uint64_t weight_true = 0, weight_false = 0;
-        const bool weighted =
-            term->getNumSuccessors() == 2 && llvm::extractBranchWeights(*term, weight_true, weight_false);
-        for (unsigned i = 0; i < term->getNumSuccessors(); ++i) {
+        const bool weighted = n == 2 && llvm::extractBranchWeights(*term, weight_true, weight_false);
+        // Pushed last, taken first: the likelier way.
+        const bool true_first = weighted && weight_true > weight_false;
+        for (unsigned k = 0; k < n; ++k) {
+          const unsigned i = n == 2 ? (true_first ? 1 - k : k) : k;
           const uint64_t mine = i == 0 ? weight_true : weight_false,
                          other = i == 0 ? weight_false : weight_true;
           if (weighted && mine * kUnlikely < other) continue;
-          if (llvm::BasicBlock* next = term->getSuccessor(i); hot.insert(next).second) work.push_back(next);
+          if (llvm::BasicBlock* next = term->getSuccessor(i); !placed.count(next)) work.push_back(next);
         }
       }
-      llvm::SmallVector<llvm::BasicBlock*, 32> cold;
       for (llvm::BasicBlock& bb : f)
-        if (!hot.count(&bb)) cold.push_back(&bb);
-      for (llvm::BasicBlock* bb : cold) bb->moveAfter(&f.back());
-      if (cold.empty()) return llvm::PreservedAnalyses::all();
+        if (!placed.count(&bb)) order.push_back(&bb);
+      for (size_t i = 1; i < order.size(); ++i) order[i]->moveAfter(order[i - 1]);
       llvm::PreservedAnalyses kept;
       kept.preserveSet<llvm::CFGAnalyses>();
       return kept;
@@ -1950,6 +1991,7 @@ struct JitEngine::Impl {
       fpm.addPass(llvm::SimplifyCFGPass()); // branches folding decided (e.g. a same-page exit)
       if (at_none) {
         fpm.addPass(AddressesWhereUsed());
+        fpm.addPass(SplitConjunctions());
         fpm.addPass(ColdBlocksLast());
       }
     }
