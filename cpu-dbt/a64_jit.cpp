@@ -1828,9 +1828,9 @@ struct JitEngine::Impl {
 
   // Fast instruction selection folds an address computation into a load or store only within one basic
   // block, and at CodeGenOpt::None nothing sinks it there (CodeGenPrepare does at the other levels):
-  // EarlyCSE leaves one computation of each state field's address, used in many blocks, so each address
-  // went through a register and the basic allocator had to keep them live across the block. A
-  // constant-offset address used in another block is computed again there.
+  // EarlyCSE leaves one computation of each state field's address (and of each TLB entry's), used in many
+  // blocks, so each address went through a register and the basic allocator had to keep them live across
+  // the block. An address used in another block is computed again there.
   struct AddressesWhereUsed : llvm::PassInfoMixin<AddressesWhereUsed> {
     llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
       bool changed = false;
@@ -1902,7 +1902,7 @@ struct JitEngine::Impl {
   // a compare in the same block, and falls through to the other) next; the blocks reached only through
   // unlikely edges (slow paths of loads and stores, exceptions, exits on attention or at the budget's
   // end) follow in their order.
-  struct ColdBlocksLast : llvm::PassInfoMixin<ColdBlocksLast> {
+  struct LikelyPathsFirst : llvm::PassInfoMixin<LikelyPathsFirst> {
     llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
       llvm::SmallPtrSet<llvm::BasicBlock*, 32> placed;
       llvm::SmallVector<llvm::BasicBlock*, 32> order, work{&f.getEntryBlock()};
@@ -1992,7 +1992,7 @@ struct JitEngine::Impl {
       if (at_none) {
         fpm.addPass(AddressesWhereUsed());
         fpm.addPass(SplitConjunctions());
-        fpm.addPass(ColdBlocksLast());
+        fpm.addPass(LikelyPathsFirst());
       }
     }
   };
