@@ -581,6 +581,20 @@ uint32_t Core::run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t 
   return count;
 }
 
+bool Core::before_flagged(a64::State& s, uint32_t insn, uint32_t info) {
+  Core& c = core_of(s);
+  if ((info & kFlagSpBase) && c.sp_misaligned(insn)) {
+    c.raise(Exception::SpAlignment);
+    return false;
+  }
+  if ((info & kFlagUnpriv) && unprivileged(insn)) c.access_el_ = 0;
+  return true;
+}
+
+void Core::after_exclusive_load(a64::State& s) {
+  core_of(s).note_exclusive_load();
+}
+
 // After a load-exclusive: record the physical address it marked (its TLB entry was just filled).
 void Core::note_exclusive_load() {
   auto& slot = tlb_[el_][(EXCL_ADDR >> 12) & (kTlbSize - 1)];

@@ -391,6 +391,10 @@ private:
   // `at_boundary`: the run stopped where a block may start (as run() decides it).
   uint32_t run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t limit, uint64_t done,
                           uint32_t attention, bool& faulted, bool& at_boundary);
+  // What run_predecoded does before an instruction with kFlagSpBase or kFlagUnpriv (false: it raised an
+  // exception) and after a load-exclusive, for the baseline code of pre-decoded blocks (baseline.h) to call.
+  static bool before_flagged(a64::State& s, uint32_t insn, uint32_t info);
+  static void after_exclusive_load(a64::State& s);
 
   void update_cached();
   void take_exception(uint32_t esr, uint64_t far, bool far_valid, uint64_t ret, unsigned offset,

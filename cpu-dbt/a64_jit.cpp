@@ -5,6 +5,7 @@
 #include "aarch64_helpers.h"
 #include "aarch64_jit.h"
 #include "cpu-dbt/a64_core.h"
+#include "cpu-dbt/baseline.h"
 #include "cpu-dbt/jit_loop_exits.h"
 #include <algorithm>
 #include <array>
@@ -342,7 +343,8 @@ struct Graveyard {
   std::vector<llvm::orc::ResourceTrackerSP> code;
   std::vector<std::unique_ptr<BlockExit[]>> slots;
   std::vector<std::unique_ptr<Core::PredecodedInsn[]>> predecoded;
-  bool empty() const { return code.empty() && slots.empty() && predecoded.empty(); }
+  std::vector<baseline::Fn> baseline; // back to Impl::baseline_compiler
+  bool empty() const { return code.empty() && slots.empty() && predecoded.empty() && baseline.empty(); }
 };
 struct Chunk {
   llvm::orc::ResourceTrackerSP rt;
@@ -360,6 +362,8 @@ struct Chunk {
 // of them makes may drop the block while it runs.
 struct Predecoded {
   std::unique_ptr<Core::PredecodedInsn[]> insns;
+  baseline::Fn code = nullptr; // their baseline code, if made
+  bool baseline_tried = false; // (not all blocks can have it: make it once)
   Graveyard* graveyard = nullptr;
   size_t* live = nullptr; // the engine's count of pre-decoded blocks
   Predecoded(uint32_t count, Graveyard* g, size_t* l)
@@ -370,6 +374,7 @@ struct Predecoded {
   Predecoded& operator=(const Predecoded&) = delete;
   ~Predecoded() {
     graveyard->predecoded.push_back(std::move(insns));
+    if (code) graveyard->baseline.push_back(code);
     --*live;
   }
 };
@@ -395,6 +400,7 @@ struct Block {
   // followed it last, while `next_gen` is Impl::block_gen (so its run needs no lookup where the fetch TLB
   // maps `next_va` to that block's page).
   const Core::PredecodedInsn* insns = nullptr;
+  baseline::Fn baseline = nullptr; // Predecoded::code
   uint32_t runs = 0;
   Block* next = nullptr;
   uint64_t next_va = 0, next_gen = 0;
@@ -601,6 +607,9 @@ struct JitEngine::Impl {
     e.fn = n.fn;
   }
   Graveyard graveyard; // released at the next safe point
+  // Pre-decoded blocks that run often run as baseline code (baseline.h) where the host has it (see
+  // baseline_threshold); the compiler is made by add_core, which knows the offsets.
+  std::unique_ptr<baseline::Compiler> baseline_compiler;
   uint64_t epoch = 0, next_name = 0;
 
   // Background compilation.
@@ -656,6 +665,13 @@ struct JitEngine::Impl {
         env_number("VPLAT_JIT_PREDECODE", 0, kHeatCount, JitEngine::kPredecodeThreshold));
     return sync || n >= hot_threshold ? 0u : n;
   }();
+  // VPLAT_JIT_BASELINE=N: runs of a pre-decoded block before it gets baseline code (0: never; 1: when it is
+  // pre-decoded; at most hot_threshold, the default: when its first-tier request is made).
+  const unsigned baseline_threshold = static_cast<unsigned>(
+      std::min<uint64_t>(env_number("VPLAT_JIT_BASELINE", 0, kHeatCount, hot_threshold), hot_threshold));
+  // VPLAT_JIT_COMPILE=0: no LLVM translations in an asynchronous engine (blocks stay pre-decoded, with
+  // baseline code), for tests and comparisons.
+  const bool llvm_tiers = env_on("VPLAT_JIT_COMPILE");
   // Block starts are counted up to this: the first threshold a start meets.
   const unsigned first_threshold = predecode_threshold ? predecode_threshold : hot_threshold;
 
@@ -2167,6 +2183,21 @@ struct JitEngine::Impl {
     return words;
   }
 
+  // A pre-decoded block reached baseline_threshold runs: baseline code until its translation is installed.
+  void make_baseline(Core& c, Block& b) {
+    if (!baseline_compiler || c.insn_counts || !b.pre || b.pre->baseline_tried) return;
+    b.pre->baseline_tried = true;
+    b.pre->code = baseline_compiler->make(b.insns, b.len, b.key.va);
+    b.baseline = b.pre->code;
+    if (b.baseline) ++stats.blocks_baseline;
+    if (perf_map && b.baseline) {
+      std::lock_guard<std::mutex> l(perf_map_lock);
+      std::fprintf(perf_map, "%llx %zx base_%llx\n",
+                   static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(b.baseline)),
+                   baseline_compiler->last_size(), static_cast<unsigned long long>(b.key.va));
+    }
+  }
+
   // The first tier's compiles take milliseconds each and queue up where a program starts (bzip2 -9 ran
   // interpreted for its first ~3 s while ~170 blocks waited), so a block start that gets warm first runs
   // pre-decoded: its instructions' interpreter functions called in turn, without the run loop's fetch and
@@ -2186,6 +2217,7 @@ struct JitEngine::Impl {
         if (insn_flags(g::decode(words[i])) & kFlagFp) blk->fp = true;
       }
       blk->insns = blk->pre->insns.get();
+      if (baseline_threshold == 1) make_baseline(c, *blk);
       ++stats.blocks_predecoded;
     } // else nothing to run here: a marker, so the run loop stops asking (as submit makes)
     pages[page].keys.push_back(key);
@@ -2331,6 +2363,8 @@ struct JitEngine::Impl {
     graveyard.code.clear();
     graveyard.slots.clear();
     graveyard.predecoded.clear();
+    for (baseline::Fn fn : graveyard.baseline) baseline_compiler->release(fn);
+    graveyard.baseline.clear();
   }
 
   // Taken before any block of the page is read, so that a concurrent write by a device is either in the
@@ -2348,6 +2382,7 @@ struct JitEngine::Impl {
   }
 
   void submit(Core& c, const Key& key, const Core::TlbEntry& e, unsigned max_len, bool now, Block** out) {
+    if (!now && !llvm_tiers) return;
     uint64_t page = key.pa & ~0xfffull;
     snapshot(c, page);
     Request r = form(c, key, e, max_len);
@@ -2452,10 +2487,11 @@ JitEngine::~JitEngine() {
         static_cast<unsigned long long>(s.requests_dropped));
     std::fprintf(
         stderr,
-        "jit: %llu blocks pre-decoded, %llu of the instructions in blocks ran pre-decoded; %llu of the "
-        "pages invalidated held compiled code\n",
+        "jit: %llu blocks pre-decoded, %llu of the instructions in blocks ran pre-decoded (%llu blocks, %llu "
+        "instructions in baseline code); %llu of the pages invalidated held compiled code\n",
         static_cast<unsigned long long>(s.blocks_predecoded),
         static_cast<unsigned long long>(s.insns_predecoded),
+        static_cast<unsigned long long>(s.blocks_baseline), static_cast<unsigned long long>(s.insns_baseline),
         static_cast<unsigned long long>(s.invalidated_translated));
     const auto& e = impl_->chain_ends;
     std::fprintf(
@@ -2513,6 +2549,21 @@ void JitEngine::add_core(Core& core) {
   im.off.last_exit = static_cast<size_t>(reinterpret_cast<char*>(&core.last_exit_) - base);
   im.off.fp_trap = static_cast<size_t>(reinterpret_cast<char*>(&core.fp_trap_) - base);
   im.off.run_to_boundary = static_cast<size_t>(reinterpret_cast<char*>(&core.run_to_boundary_) - base);
+  if (baseline::available() && im.baseline_threshold && !im.baseline_compiler) {
+    auto at = [base](const void* member) {
+      return static_cast<int32_t>(static_cast<const char*>(member) - base);
+    };
+    im.baseline_compiler = std::make_unique<baseline::Compiler>(
+        baseline::Layout{at(&core.cur_insn), at(&core.block_done_), at(&core.attention_), at(&core.sp_check_),
+                         &Core::before_flagged, &Core::after_exclusive_load});
+    if (im.perf_map) {
+      std::lock_guard<std::mutex> l(im.perf_map_lock);
+      size_t k = 0;
+      for (auto [at_, size] : im.baseline_compiler->support())
+        std::fprintf(im.perf_map, "%llx %zx base_support_%zu\n",
+                     static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(at_)), size, k++);
+    }
+  }
   if (core.insn_counts) count_instructions();
   // The probe reads the offsets just set (the same for every core); nothing is compiled before a core runs.
   if (!im.chain_probe && im.shared_probe) im.make_probe();
@@ -2558,9 +2609,13 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
     en = Entry{pc, pa, el, cache_gen, it == blocks.end() ? nullptr : it->second.get()};
   }
   if (Block* b = en.block) {
-    if (count && b->pre && ++b->runs >= hot_threshold) {
-      b->runs = 0;
-      became_hot(c, b->key, e);
+    if (count && b->pre) {
+      ++b->runs;
+      if (b->runs >= baseline_threshold && !b->baseline && baseline_threshold) make_baseline(c, *b);
+      if (b->runs >= hot_threshold) {
+        b->runs = 0;
+        became_hot(c, b->key, e);
+      }
     }
     return b;
   }
@@ -2615,8 +2670,18 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
       r = im.enter(b->fn, &c, attention, budget_left - total, total);
     } else {
       bool fault = false, boundary = false;
-      const uint32_t k =
-          c.run_predecoded(b->insns, b->len, budget_left - total, total, attention, fault, boundary);
+      uint32_t k;
+      if (b->baseline && budget_left - total >= b->len && !c.insn_counts) {
+        const Core::PredecodedInsn* insns = b->insns; // `b` may be dropped by a store it makes
+        const uint64_t t = b->baseline(&c, attention, total);
+        k = static_cast<uint32_t>(t);
+        im.stats.insns_baseline += k;
+        fault = (t & baseline::kFaultedBit) != 0;
+        if (!fault)
+          boundary = (insns[k - 1].info & Core::kFlagEndsBlock) || !(c.PC & (JitEngine::kRegionBytes - 1));
+      } else {
+        k = c.run_predecoded(b->insns, b->len, budget_left - total, total, attention, fault, boundary);
+      }
       im.stats.insns_predecoded += k;
       r = (total + k) | (fault ? kFaulted : 0) | (boundary ? kAtBoundary : 0);
     }
@@ -2652,7 +2717,8 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     Block* const prev = b;
     Block* const next = prev->next;
     const bool known = !prev->fn && next && prev->next_va == c.PC && prev->next_gen == im.block_gen &&
-                       (next->fn || next->runs + 1 < im.hot_threshold);
+                       (next->fn || (next->runs + 1 < im.hot_threshold &&
+                                     (next->baseline || next->runs + 1 < im.baseline_threshold)));
     auto mapped_there = [&] {
       if ((c.PC & ~0xfffull) == (prev->key.va & ~0xfffull)) return true;
       return next->key.el == c.el_ && Impl::fetch_maps(c, next->key); // next->key.va == next_va == PC

@@ -405,6 +405,13 @@ public:
         std::cout << "FAIL: no instruction ran in a translated block\n";
         return 1;
       }
+      // Likewise a run meant for the baseline tier (VPLAT_JIT_BASELINE=1 with --engine auto) that never
+      // ran baseline code.
+      if (std::getenv("VPLAT_JIT_BASELINE") && std::string(std::getenv("VPLAT_JIT_BASELINE")) == "1" &&
+          compared_ > 0 && st.insns_baseline == 0) {
+        std::cout << "FAIL: no instruction ran in baseline code\n";
+        return 1;
+      }
     }
     std::cout << (streams_ - failed_) << " passed, " << failed_ << " failed\n";
     return failed_ ? 1 : 0;

@@ -3,6 +3,7 @@
 // engine retires the same instructions for the same budgets. Expected values are worked out by hand from
 // the programs (programs/jit_*.s); the engines are also compared with one another step by step.
 #include "cpu-dbt/a64_core.h"
+#include "cpu-dbt/baseline.h"
 #include <array>
 #include <cstring>
 #include <fstream>
@@ -433,39 +434,51 @@ TEST(Jit, SameStepsAsTheInterpreterWithTheSecondTierEarly) {
 
 // Blocks that run pre-decoded (VPLAT_JIT_PREDECODE=1: from their first run; no compiles, with the first
 // tier's threshold at its highest) take the same steps as the interpreter, run by run with budgets of
-// 1-3000 instructions: retired count, PC, registers and memory. The programs cover self-modifying code
-// (jit_smc: a store drops the block that made it), interrupts raised by a store (jit_irq), code remapped
-// under the same virtual address (jit_remap) and IC invalidation (jit_ic).
+// 1-3000 instructions: retired count, PC, registers and memory; both through Core::run_predecoded
+// (VPLAT_JIT_BASELINE=0) and as baseline code from their first run (VPLAT_JIT_BASELINE=1, with LLVM's tiers
+// off). The programs cover self-modifying code (jit_smc: a store drops the block that made it), interrupts
+// raised by a store (jit_irq), code remapped under the same virtual address (jit_remap) and IC invalidation
+// (jit_ic).
 TEST(Jit, PreDecodedBlocksTakeTheSameStepsAsTheInterpreter) {
-  for (const char* program :
-       {"jit_loops", "jit_direct", "jit_chain", "jit_smc", "jit_irq", "jit_remap", "jit_ic"}) {
-    SCOPED_TRACE(program);
-    Machine want(Engine::Interp);
-    setenv("VPLAT_JIT_PREDECODE", "1", 1);
-    setenv("VPLAT_JIT_HOT", "32767", 1);
-    setenv("VPLAT_JIT_TIER2", "0", 1);
-    Machine got(Engine::Auto);
-    unsetenv("VPLAT_JIT_PREDECODE");
-    unsetenv("VPLAT_JIT_HOT");
-    unsetenv("VPLAT_JIT_TIER2");
-    want.start(program);
-    got.start(program);
-    uint64_t seed = 777;
-    for (unsigned i = 0; i < 200000; ++i) {
-      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      const uint64_t budget = (seed >> 33) % 3000 + 1;
-      RunResult a = want.core.run(budget), b = got.core.run(budget);
-      ASSERT_EQ(b.retired, a.retired) << "run " << i;
-      ASSERT_EQ(b.exit, a.exit) << "run " << i;
-      ASSERT_EQ(got.core.PC, want.core.PC) << "run " << i;
-      for (unsigned r = 0; r < 31; ++r) ASSERT_EQ(got.core.X[r], want.core.X[r]) << "x" << r << ", run " << i;
-      if (a.exit == Exit::Off) break;
+  for (const bool baseline : {false, true}) {
+    if (baseline && !baseline::available()) continue;
+    for (const char* program :
+         {"jit_loops", "jit_direct", "jit_chain", "jit_smc", "jit_irq", "jit_remap", "jit_ic"}) {
+      SCOPED_TRACE(std::string(program) + (baseline ? " in baseline code" : " through run_predecoded"));
+      Machine want(Engine::Interp);
+      setenv("VPLAT_JIT_PREDECODE", "1", 1);
+      setenv("VPLAT_JIT_HOT", "32767", 1);
+      setenv("VPLAT_JIT_TIER2", "0", 1);
+      setenv("VPLAT_JIT_BASELINE", baseline ? "1" : "0", 1);
+      setenv("VPLAT_JIT_COMPILE", "0", 1);
+      Machine got(Engine::Auto);
+      for (const char* v : {"VPLAT_JIT_PREDECODE", "VPLAT_JIT_HOT", "VPLAT_JIT_TIER2", "VPLAT_JIT_BASELINE",
+                            "VPLAT_JIT_COMPILE"})
+        unsetenv(v);
+      want.start(program);
+      got.start(program);
+      uint64_t seed = 777;
+      for (unsigned i = 0; i < 200000; ++i) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        const uint64_t budget = (seed >> 33) % 3000 + 1;
+        RunResult a = want.core.run(budget), b = got.core.run(budget);
+        ASSERT_EQ(b.retired, a.retired) << "run " << i;
+        ASSERT_EQ(b.exit, a.exit) << "run " << i;
+        ASSERT_EQ(got.core.PC, want.core.PC) << "run " << i;
+        for (unsigned r = 0; r < 31; ++r)
+          ASSERT_EQ(got.core.X[r], want.core.X[r]) << "x" << r << ", run " << i;
+        if (a.exit == Exit::Off) break;
+      }
+      EXPECT_EQ(want.core.PC, got.core.PC);
+      EXPECT_TRUE(want.mem.ram == got.mem.ram);
+      const JitStats& s = got.core.jit()->stats();
+      EXPECT_GT(s.insns_predecoded, s.insns_in_blocks / 2); // nearly all of them: only pre-decoded blocks ran
+      EXPECT_EQ(s.blocks_compiled, 0u);
+      if (baseline)
+        EXPECT_GT(s.insns_baseline, s.insns_predecoded / 2); // the rest: runs shorter than their block
+      else
+        EXPECT_EQ(s.insns_baseline, 0u);
     }
-    EXPECT_EQ(want.core.PC, got.core.PC);
-    EXPECT_TRUE(want.mem.ram == got.mem.ram);
-    const JitStats& s = got.core.jit()->stats();
-    EXPECT_GT(s.insns_predecoded, s.insns_in_blocks / 2); // nearly all of them: only pre-decoded blocks ran
-    EXPECT_EQ(s.blocks_compiled, 0u);
   }
 }
 

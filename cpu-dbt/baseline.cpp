@@ -1,0 +1,444 @@
+#include "cpu-dbt/baseline.h"
+
+#include "cpu-dbt/baseline_stencils.h"
+
+#include <sys/mman.h>
+
+#include <cstring>
+
+namespace vplat::cpu::baseline {
+
+namespace st = stencils;
+
+bool available() {
+#if defined(__x86_64__)
+  return st::kNumStencils > 0;
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+constexpr size_t class_bytes(unsigned c) {
+  return size_t{256} << c;
+}
+constexpr size_t kHeader = 16; // the size class, in front of a block's code
+
+bool fits_i32(int64_t v) {
+  return v == static_cast<int32_t>(v);
+}
+
+// The bytes of stencil section `s` a block copies: without a final jump to the next stencil, which follows.
+size_t kept_bytes(const st::Section& s) {
+  if (s.size < 5 || st::kBytes[s.offset + s.size - 5] != 0xe9) return s.size;
+  for (uint32_t k = 0; k < s.relocs; ++k) {
+    const st::Reloc& r = st::kRelocs[s.first_reloc + k];
+    if (r.offset == s.size - 4 && r.kind == st::kContinuation && r.index == st::kNext) return s.size - 5;
+  }
+  return s.size;
+}
+
+// Little writers of the glue between stencils (x86-64 encodings).
+struct Out {
+  uint8_t* p;
+  void b(std::initializer_list<uint8_t> bs) {
+    for (uint8_t x : bs) *p++ = x;
+  }
+  void u32(uint32_t v) {
+    std::memcpy(p, &v, 4);
+    p += 4;
+  }
+  void u64(uint64_t v) {
+    std::memcpy(p, &v, 8);
+    p += 8;
+  }
+  void rel32(const uint8_t* target) { u32(static_cast<uint32_t>(static_cast<int32_t>(target - (p + 4)))); }
+  void movabs_rax(uint64_t v) {
+    b({0x48, 0xb8});
+    u64(v);
+  }
+  void mov_eax(uint32_t v) {
+    b({0xb8});
+    u32(v);
+  }
+  void ret() { b({0xc3}); }
+};
+
+} // namespace
+
+Compiler::Compiler(const Layout& layout) : layout_(layout) {
+  if (!available()) return;
+  for (size_t i = 0; i < st::kNumStencils; ++i) {
+    auto& e =
+        by_exec_.try_emplace(reinterpret_cast<const void*>(st::kStencils[i].exec), -1, -1).first->second;
+    (st::kStencils[i].branching ? e.second : e.first) = static_cast<int32_t>(i);
+  }
+  ok_ = place_support();
+}
+
+Compiler::~Compiler() {
+  for (uint8_t* c : chunks_) munmap(c, kChunkBytes);
+}
+
+// Executable memory below the program's code, within a rel32's reach of it (the stencils call the program's
+// helpers directly) where that is free, else anywhere (calls then go through thunks).
+uint8_t* Compiler::map_chunk() {
+  // Written by the thread that runs the code, before it runs: one mapping both writable and executable.
+  constexpr int kProt = PROT_READ | PROT_WRITE | PROT_EXEC;
+  if (!next_hint_)
+    next_hint_ = (reinterpret_cast<uintptr_t>(&available) & ~uintptr_t{kChunkBytes - 1}) - (64u << 20);
+  void* m = MAP_FAILED;
+  for (int tries = 0; tries < 64 && m == MAP_FAILED && next_hint_ > kChunkBytes; ++tries) {
+    m = mmap(reinterpret_cast<void*>(next_hint_), kChunkBytes, kProt,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    next_hint_ -= kChunkBytes;
+  }
+  if (m == MAP_FAILED) m = mmap(nullptr, kChunkBytes, kProt, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return nullptr;
+  chunks_.push_back(static_cast<uint8_t*>(m));
+  mapped_ += kChunkBytes;
+  return static_cast<uint8_t*>(m);
+}
+
+uint8_t* Compiler::allocate(size_t bytes) {
+  unsigned c = 0;
+  while (c < kClasses && class_bytes(c) < bytes + kHeader) ++c;
+  if (c == kClasses) return nullptr;
+  uint8_t* at;
+  if (!free_[c].empty()) {
+    at = free_[c].back();
+    free_[c].pop_back();
+  } else {
+    if (left_ < class_bytes(c)) {
+      uint8_t* m = map_chunk();
+      if (!m) return nullptr;
+      // What was left of the last chunk goes to the free lists.
+      for (unsigned k = kClasses; k-- > 0;)
+        while (left_ >= class_bytes(k)) {
+          free_[k].push_back(bump_);
+          bump_ += class_bytes(k);
+          left_ -= class_bytes(k);
+        }
+      bump_ = m;
+      left_ = kChunkBytes;
+    }
+    at = bump_;
+    bump_ += class_bytes(c);
+    left_ -= class_bytes(c);
+  }
+  at[0] = static_cast<uint8_t>(c);
+  return at + kHeader;
+}
+
+void Compiler::release(Fn fn) {
+  if (!fn) return;
+  uint8_t* at = reinterpret_cast<uint8_t*>(fn) - kHeader;
+  free_[at[0]].push_back(at);
+}
+
+// The functions and constants stencils refer to, each once, with a thunk and an address slot per external.
+bool Compiler::place_support() {
+  std::vector<bool> is_stencil(st::kNumSections);
+  for (size_t i = 0; i < st::kNumStencils; ++i) is_stencil[st::kStencils[i].section] = true;
+  uint8_t* at = nullptr;
+  size_t left = 0;
+  auto take = [&](size_t bytes, size_t align) -> uint8_t* {
+    auto pad = [&] { return (align - reinterpret_cast<uintptr_t>(at) % align) % align; };
+    if (!at || left < bytes + pad()) {
+      if (bytes + align > kChunkBytes) return nullptr;
+      at = map_chunk();
+      left = kChunkBytes;
+      if (!at) return nullptr;
+    }
+    const size_t p = pad();
+    uint8_t* r = at + p;
+    at += p + bytes;
+    left -= p + bytes;
+    return r;
+  };
+  thunk_.resize(st::kNumExternals);
+  got_.resize(st::kNumExternals);
+  for (size_t e = 0; e < st::kNumExternals; ++e) {
+    const auto target = reinterpret_cast<uint64_t>(st::kExternals[e]);
+    got_[e] = take(8, 8);
+    if (!got_[e]) return false;
+    std::memcpy(got_[e], &target, 8);
+    thunk_[e] = take(16, 16);
+    if (!thunk_[e]) return false;
+    Out o{thunk_[e]};
+    o.b({0xff, 0x25}); // jmp [rip + 0]
+    o.u32(0);
+    o.u64(target);
+  }
+  section_at_.assign(st::kNumSections, nullptr);
+  for (size_t i = 0; i < st::kNumSections; ++i) {
+    if (is_stencil[i]) continue;
+    const st::Section& s = st::kSections[i];
+    section_at_[i] = take(s.size, s.align);
+    if (!section_at_[i]) return false;
+    std::memcpy(section_at_[i], st::kBytes + s.offset, s.size);
+  }
+  for (size_t i = 0; i < st::kNumSections; ++i)
+    if (!is_stencil[i] &&
+        !relocate(section_at_[i], static_cast<uint32_t>(i), 0, 0, 0, nullptr, nullptr, nullptr))
+      return false;
+  return true;
+}
+
+// Applies section `section`'s relocations to its copy at `code`: holes get this instruction's values,
+// continuations the block's places (nullptr in support code, which has none).
+bool Compiler::relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t word, uint32_t index,
+                        uint8_t* next, uint8_t* fault, uint8_t* exit) {
+  const st::Section& s = st::kSections[section];
+  const size_t kept = next ? kept_bytes(s) : s.size;
+  for (uint32_t k = 0; k < s.relocs; ++k) {
+    const st::Reloc& r = st::kRelocs[s.first_reloc + k];
+    if (r.offset >= kept) continue; // the dropped jump to the next stencil
+    uint8_t* const p = code + r.offset;
+    uint64_t target = 0;
+    switch (r.kind) {
+    case st::kHole:
+      switch (r.index) {
+      case st::kHolePc:
+        target = pc;
+        break;
+      case st::kHoleWord:
+        target = word;
+        break;
+      case st::kHoleIndex:
+        target = index;
+        break;
+      case st::kHoleCurInsnOffset:
+        target = static_cast<uint32_t>(layout_.cur_insn);
+        break;
+      case st::kHoleBlockDoneOffset:
+        target = static_cast<uint32_t>(layout_.block_done);
+        break;
+      case st::kHoleAttentionOffset:
+        target = static_cast<uint32_t>(layout_.attention);
+        break;
+      default:
+        return false;
+      }
+      if (!next) return false;
+      break;
+    case st::kContinuation: {
+      uint8_t* const to[] = {next, fault, exit};
+      if (r.index > 2 || !to[r.index]) return false;
+      target = reinterpret_cast<uint64_t>(to[r.index]);
+      break;
+    }
+    case st::kExternal:
+      if (r.index >= st::kNumExternals) return false;
+      target = r.type == st::kGotPc32 ? reinterpret_cast<uint64_t>(got_[r.index])
+                                      : reinterpret_cast<uint64_t>(st::kExternals[r.index]);
+      if (r.type == st::kPc32 &&
+          !fits_i32(static_cast<int64_t>(target + r.addend - reinterpret_cast<uint64_t>(p))))
+        target = reinterpret_cast<uint64_t>(thunk_[r.index]);
+      break;
+    case st::kSection:
+      if (r.index >= st::kNumSections || !section_at_[r.index] || r.type == st::kGotPc32) return false;
+      target = reinterpret_cast<uint64_t>(section_at_[r.index]);
+      break;
+    default:
+      return false;
+    }
+    const uint64_t v = target + static_cast<uint64_t>(r.addend);
+    switch (r.type) {
+    case st::kAbs64:
+      std::memcpy(p, &v, 8);
+      break;
+    case st::kAbs32: {
+      if (v > UINT32_MAX) return false;
+      const auto w = static_cast<uint32_t>(v);
+      std::memcpy(p, &w, 4);
+      break;
+    }
+    case st::kAbs32S: {
+      if (!fits_i32(static_cast<int64_t>(v))) return false;
+      const auto w = static_cast<int32_t>(v);
+      std::memcpy(p, &w, 4);
+      break;
+    }
+    case st::kPc32:
+    case st::kGotPc32: {
+      const auto rel = static_cast<int64_t>(v - reinterpret_cast<uint64_t>(p));
+      if (!fits_i32(rel)) return false;
+      const auto w = static_cast<int32_t>(rel);
+      std::memcpy(p, &w, 4);
+      break;
+    }
+    default:
+      return false;
+    }
+  }
+  return true;
+}
+
+// A block's code: an entry that saves the C convention's callee-saved registers and moves the arguments to
+// where the stencils' GHC convention has them (r13 the state, ebp the attention flags, r12 `done`), then per
+// instruction [glue before] stencil [glue after], then the exits, which return through one epilogue.
+Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
+  if (!ok_ || n == 0) return nullptr;
+  const auto pc_off = static_cast<uint32_t>(offsetof(a64::State, PC));
+  const auto exc_off = static_cast<uint32_t>(offsetof(a64::State, EXC));
+  const auto sp_off = static_cast<uint32_t>(offsetof(a64::State, X) + 31 * 8);
+  struct Piece {
+    const st::Stencil* stencil;
+    bool sp_check, exclusive;
+    size_t code, after, fault, exit, sp_fault; // offsets in the block's code
+  };
+  std::vector<Piece> pieces(n);
+  // Sizes: entry 20, epilogue 11; glue before: PC 17, word and block_done_ 26, SP test 24; after: fault
+  // and attention tests 27, load-exclusive 23; stubs: fault 15, exit 10 (+22 storing PC), SP fault 48.
+  size_t size = 20 + 11;
+  for (uint32_t i = 0; i < n; ++i) {
+    const Core::PredecodedInsn& d = insns[i];
+    auto it = by_exec_.find(reinterpret_cast<const void*>(d.exec));
+    if (it == by_exec_.end()) return nullptr;
+    Piece& p = pieces[i];
+    const int32_t k = it->second.second >= 0 ? it->second.second : it->second.first;
+    if (k < 0) return nullptr;
+    p.stencil = &st::kStencils[k];
+    if ((d.info & kFlagUnpriv) && ((d.insn >> 10) & 3) == 2) return nullptr; // EL0 permissions: not here
+    p.sp_check = (d.info & kFlagSpBase) && ((d.insn >> 5) & 31) == 31;
+    p.exclusive = (d.info & kFlagExclLoad) != 0;
+    if (p.stencil->reads_pc || p.stencil->calls) size += 17;
+    if (p.stencil->calls) size += 26;
+    if (p.sp_check) size += 24;
+    size += kept_bytes(st::kSections[p.stencil->section]);
+    if (p.stencil->calls && !p.stencil->branching) size += 27;
+    if (p.exclusive) size += 23;
+    size += 15 + 10 + 22 + (p.sp_check ? 48 : 0);
+  }
+  size += 27; // the end: PC after the last instruction
+  uint8_t* const code = allocate(size);
+  if (!code) return nullptr;
+  Out o{code};
+  o.b({0x55, 0x53, 0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57}); // push rbp, rbx, r12, r13, r14, r15
+  o.b({0x49, 0x89, 0xfd});                                           // mov r13, rdi
+  o.b({0x89, 0xf5});                                                 // mov ebp, esi
+  o.b({0x49, 0x89, 0xd4});                                           // mov r12, rdx
+  o.b({0xeb, 0x0b});                                                 // jmp over the epilogue
+  uint8_t* const epilogue = o.p;
+  o.b({0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5b, 0x5d, 0xc3}); // pop r15 .. rbp; ret
+  auto store_pc = [&](Out& w, uint64_t pc) {
+    w.movabs_rax(pc);
+    w.b({0x49, 0x89, 0x85}); // mov [r13 + PC], rax
+    w.u32(pc_off);
+  };
+  auto jmp = [](Out& w, const uint8_t* to) {
+    w.b({0xe9});
+    w.rel32(to);
+  };
+  // Each stencil's code, then (after all of them) its stubs: their places are known once the code is laid.
+  std::vector<std::vector<std::pair<uint8_t*, int>>> to_stub(n); // rel32 fields: 0 fault, 1 exit, 2 SP fault
+  for (uint32_t i = 0; i < n; ++i) {
+    const Core::PredecodedInsn& d = insns[i];
+    Piece& p = pieces[i];
+    const st::Stencil& sten = *p.stencil;
+    const uint64_t pc = va + 4ull * i;
+    if (sten.reads_pc || sten.calls) store_pc(o, pc);
+    if (sten.calls) {
+      o.b({0x41, 0xc7, 0x85}); // mov dword [r13 + cur_insn], word
+      o.u32(static_cast<uint32_t>(layout_.cur_insn));
+      o.u32(d.insn);
+      o.b({0x49, 0x8d, 0x84, 0x24}); // lea rax, [r12 + i]
+      o.u32(i);
+      o.b({0x49, 0x89, 0x85}); // mov [r13 + block_done], rax
+      o.u32(static_cast<uint32_t>(layout_.block_done));
+    }
+    if (p.sp_check) {
+      // run_predecoded's sp_misaligned: SCTLR.SA checking on and SP not 16-byte aligned.
+      o.b({0x41, 0x80, 0xbd}); // cmp byte [r13 + sp_check], 0
+      o.u32(static_cast<uint32_t>(layout_.sp_check));
+      o.b({0x00, 0x74, 0x0e}); // je over the test and the jump
+      o.b({0x41, 0xf6, 0x85}); // test byte [r13 + X[31]], 15
+      o.u32(sp_off);
+      o.b({0x0f, 0x0f, 0x85}); // jne SP fault
+      to_stub[i].emplace_back(o.p, 2);
+      o.u32(0);
+    }
+    p.code = static_cast<size_t>(o.p - code);
+    const size_t kept = kept_bytes(st::kSections[sten.section]);
+    std::memcpy(o.p, st::kBytes + st::kSections[sten.section].offset, kept);
+    o.p += kept;
+    p.after = static_cast<size_t>(o.p - code);
+    if (sten.calls && !sten.branching) {
+      o.b({0x41, 0x80, 0xbd}); // cmp byte [r13 + EXC], 0
+      o.u32(exc_off);
+      o.b({0x00, 0x0f, 0x85}); // jne fault
+      to_stub[i].emplace_back(o.p, 0);
+      o.u32(0);
+      o.b({0x41, 0x39, 0xad}); // cmp [r13 + attention], ebp
+      o.u32(static_cast<uint32_t>(layout_.attention));
+      o.b({0x0f, 0x85}); // jne exit (storing PC)
+      to_stub[i].emplace_back(o.p, 1);
+      o.u32(0);
+    }
+    if (p.exclusive) {
+      o.b({0x4c, 0x89, 0xef});       // mov rdi, r13
+      o.b({0x48, 0x83, 0xec, 0x08}); // sub rsp, 8 (the call's alignment)
+      o.movabs_rax(reinterpret_cast<uint64_t>(layout_.exclusive_loaded));
+      o.b({0xff, 0xd0});             // call rax
+      o.b({0x48, 0x83, 0xc4, 0x08}); // add rsp, 8
+    }
+  }
+  // The end: PC after the last instruction.
+  store_pc(o, va + 4ull * n);
+  o.mov_eax(n);
+  jmp(o, epilogue);
+  for (uint32_t i = 0; i < n; ++i) {
+    const Core::PredecodedInsn& d = insns[i];
+    Piece& p = pieces[i];
+    p.fault = static_cast<size_t>(o.p - code);
+    o.movabs_rax(kFaultedBit | i);
+    jmp(o, epilogue);
+    p.exit = static_cast<size_t>(o.p - code); // after a branching stencil: PC is set
+    o.mov_eax(i + 1);
+    jmp(o, epilogue);
+    const size_t exit_storing_pc = static_cast<size_t>(o.p - code);
+    store_pc(o, va + 4ull * (i + 1));
+    jmp(o, code + p.exit);
+    if (p.sp_check) {
+      p.sp_fault = static_cast<size_t>(o.p - code);
+      o.b({0x4c, 0x89, 0xef}); // mov rdi, r13
+      o.b({0xbe});
+      o.u32(d.insn);
+      o.b({0xba});
+      o.u32(d.info);
+      o.b({0x48, 0x83, 0xec, 0x08}); // sub rsp, 8
+      o.movabs_rax(reinterpret_cast<uint64_t>(layout_.before));
+      o.b({0xff, 0xd0});             // call rax (raises the exception)
+      o.b({0x48, 0x83, 0xc4, 0x08}); // add rsp, 8
+      o.movabs_rax(kFaultedBit | i);
+      jmp(o, epilogue);
+    }
+    for (auto [field, which] : to_stub[i]) {
+      Out f{field};
+      f.rel32(code + (which == 0 ? p.fault : which == 1 ? exit_storing_pc : p.sp_fault));
+    }
+  }
+  if (static_cast<size_t>(o.p - code) > size) std::abort(); // the sizes above are wrong
+  for (uint32_t i = 0; i < n; ++i) {
+    const Piece& p = pieces[i];
+    // A stencil's "next" is the code after it: its glue, the following instruction's, or the end.
+    if (!relocate(code + p.code, p.stencil->section, va + 4ull * i, insns[i].insn, i, code + p.after,
+                  code + p.fault, code + p.exit)) {
+      release(reinterpret_cast<Fn>(code));
+      return nullptr;
+    }
+  }
+  last_size_ = static_cast<size_t>(o.p - code);
+  return reinterpret_cast<Fn>(code);
+}
+
+std::vector<std::pair<const void*, size_t>> Compiler::support() const {
+  std::vector<std::pair<const void*, size_t>> r;
+  for (size_t i = 0; i < section_at_.size(); ++i)
+    if (section_at_[i]) r.emplace_back(section_at_[i], st::kSections[i].size);
+  return r;
+}
+
+} // namespace vplat::cpu::baseline

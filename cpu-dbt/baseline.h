@@ -1,0 +1,82 @@
+// The baseline tier: machine code for a pre-decoded block in microseconds, by copy and patch.
+//
+// Why: in a boot a third of the guest's instructions run pre-decoded (Core::run_predecoded, ~6 ns each)
+// while their blocks wait for the LLVM first tier, which compiles ~200 blocks a second. Here a block's code
+// is the concatenation of one stencil per instruction: the interpreter function of that instruction, compiled
+// by clang at build time (cpu-dbt/stencils/stencils.py) with the instruction word, its PC and its index in
+// the block left as holes and its end a tail call to the next stencil. Copying them and filling in the holes
+// takes microseconds; the code runs the instruction's semantics inline, without the interpreter loop's
+// dispatch and bookkeeping. The semantics are the interpreter's own, generated from archdesc/aarch64.
+//
+// A block's code behaves as Core::run_predecoded with a limit of at least its length: the same effects in the
+// same order (PC, NPC, cur_insn and block_done_ before each instruction, the SP alignment check before a
+// load or store with base SP, the monitor's address after a load-exclusive; it stops after a taken branch,
+// an exception, or when the attention flags change).
+//
+// x86-64 hosts with the stencils built (`available()`); elsewhere blocks run through run_predecoded.
+#pragma once
+
+#include "cpu-dbt/a64_core.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace vplat::cpu::baseline {
+
+// What the code needs of a Core: offsets of run-loop state from its a64::State base, and the functions it
+// calls around the instructions that need more than their interpreter function.
+struct Layout {
+  int32_t cur_insn = 0, block_done = 0, attention = 0, sp_check = 0;
+  bool (*before)(a64::State& s, uint32_t insn, uint32_t info) = nullptr; // false: it raised an exception
+  void (*exclusive_loaded)(a64::State& s) = nullptr;
+};
+
+// Runs a whole block from its first instruction (PC at it): `done` is the caller's count before it (for
+// Core::block_done_). Returns how many instructions completed, with kFaultedBit set when the next one raised
+// an exception (EXC set, PC at it).
+using Fn = uint64_t (*)(a64::State* s, uint32_t attention, uint64_t done);
+constexpr uint64_t kFaultedBit = 1ull << 63;
+
+bool available();
+
+class Compiler {
+public:
+  explicit Compiler(const Layout& layout);
+  Compiler(const Compiler&) = delete;
+  Compiler& operator=(const Compiler&) = delete;
+  ~Compiler();
+  // nullptr when an instruction has no stencil (or needs what stencils do not do: LDTR/STTR at EL0
+  // permissions) or no memory could be had.
+  Fn make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va);
+  void release(Fn fn); // at a safe point: no block runs its code
+  size_t bytes_mapped() const { return mapped_; }
+  size_t last_size() const { return last_size_; } // of the code make() returned last
+  // The support code's places and sizes, for a perf map (index: the table's section).
+  std::vector<std::pair<const void*, size_t>> support() const;
+
+private:
+  uint8_t* allocate(size_t bytes);
+  uint8_t* map_chunk();
+  bool relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t word, uint32_t index, uint8_t* next,
+                uint8_t* fault, uint8_t* exit);
+  bool place_support();
+
+  Layout layout_;
+  bool ok_ = false;
+  std::unordered_map<const void*, std::pair<int32_t, int32_t>> by_exec_; // straight, branching stencil
+  std::vector<uint8_t*> section_at_;  // support code and constants, placed once (nullptr for stencils)
+  std::vector<uint8_t*> thunk_, got_; // per external: a jump to it near the code, and its address
+  // Executable memory in size classes with free lists (blocks come and go with the guest's code pages).
+  static constexpr unsigned kClasses = 10; // 256 B .. 128 KiB
+  static constexpr size_t kChunkBytes = 1u << 20;
+  std::vector<uint8_t*> free_[kClasses];
+  std::vector<uint8_t*> chunks_;
+  uint8_t* bump_ = nullptr;
+  size_t left_ = 0, mapped_ = 0;
+  uintptr_t next_hint_ = 0;
+  size_t last_size_ = 0;
+};
+
+} // namespace vplat::cpu::baseline
