@@ -11,8 +11,8 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   llvm-16-dev libcapstone-dev libunicorn-dev libfdt-dev libsdl2-dev zlib1g-dev device-tree-compiler
   # The baseline tier's stencils (cpu-dbt/baseline.h) are compiled by clang ([[clang::musttail]]) to LLVM IR
-  # that LLVM 16's llc makes objects of.
-  clang-16
+  # that LLVM 16's llc makes objects of; python3 turns those into tables (cpu-dbt/stencils/stencils.py).
+  clang-16 python3
   libgtest-dev googletest
   # Guest images (guest-images/): unpacking Debian arm64 packages, initramfs, ext4 disk, module
   # dependencies, and QEMU as the independent reference emulator for test-qemu.sh.
