@@ -323,7 +323,15 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
   o.b({0xeb, 0x0b});                                                 // jmp over the epilogue
   uint8_t* const epilogue = o.p;
   o.b({0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5b, 0x5d, 0xc3}); // pop r15 .. rbp; ret
+  // PC is the block's start when it is entered, and only its low half changes inside the block (a block
+  // stays within an aligned 256-byte region), so a 32-bit store does unless the end is the next 4 GiB.
   auto store_pc = [&](Out& w, uint64_t pc) {
+    if ((pc >> 32) == (va >> 32)) {
+      w.b({0x41, 0xc7, 0x85}); // mov dword [r13 + PC], pc
+      w.u32(pc_off);
+      w.u32(static_cast<uint32_t>(pc));
+      return;
+    }
     w.movabs_rax(pc);
     w.b({0x49, 0x89, 0x85}); // mov [r13 + PC], rax
     w.u32(pc_off);
