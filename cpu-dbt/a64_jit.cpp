@@ -374,7 +374,10 @@ struct Predecoded {
   Predecoded& operator=(const Predecoded&) = delete;
   ~Predecoded() {
     graveyard->predecoded.push_back(std::move(insns));
-    if (code) graveyard->baseline.push_back(code);
+    if (code) {
+      baseline::Compiler::retire(code); // links to it are followed no more
+      graveyard->baseline.push_back(code);
+    }
     --*live;
   }
 };
@@ -2285,6 +2288,7 @@ struct JitEngine::Impl {
       release_counts(old);
       old.pre.reset(); // its instructions are released at the next safe point
       old.insns = nullptr;
+      old.baseline = nullptr; // released with `pre`
       old.next = nullptr;
       old.runs = old.samples = 0;
       old.len = blk->len;
@@ -2555,7 +2559,7 @@ void JitEngine::add_core(Core& core) {
     };
     im.baseline_compiler = std::make_unique<baseline::Compiler>(
         baseline::Layout{at(&core.cur_insn), at(&core.block_done_), at(&core.attention_), at(&core.sp_check_),
-                         &Core::before_flagged, &Core::after_exclusive_load});
+                         im.hot_threshold, &Core::before_flagged, &Core::after_exclusive_load});
     if (im.perf_map) {
       std::lock_guard<std::mutex> l(im.perf_map_lock);
       size_t k = 0;
@@ -2662,8 +2666,10 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
   budget_left = std::min<uint64_t>(budget_left, 1ull << 31);
   uint64_t total = 0;
   c.in_block_ = true;
+  void* baseline_exit = nullptr; // where the last baseline run left, if it may be linked to the next block
   for (;;) {
     c.last_exit_ = nullptr;
+    baseline_exit = nullptr;
     const uint64_t before = total;
     uint64_t r;
     if (b->fn) {
@@ -2672,13 +2678,23 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
       bool fault = false, boundary = false;
       uint32_t k;
       if (b->baseline && budget_left - total >= b->len && !c.insn_counts) {
-        const Core::PredecodedInsn* insns = b->insns; // `b` may be dropped by a store it makes
-        const uint64_t t = b->baseline(&c, attention, total);
-        k = static_cast<uint32_t>(t);
+        // The run may go on through linked blocks; the last one's instructions are read here (a store it
+        // makes may drop it) and the block itself used only while the attention flags are unchanged.
+        baseline::Chain chain;
+        chain.block = b;
+        chain.insns = b->insns;
+        chain.left = static_cast<int64_t>(budget_left - total);
+        const uint64_t t = b->baseline(&c, attention, total, &chain);
+        const auto last = static_cast<uint32_t>(t);
+        k = static_cast<uint32_t>(chain.before) + last;
         im.stats.insns_baseline += k;
         fault = (t & baseline::kFaultedBit) != 0;
-        if (!fault)
-          boundary = (insns[k - 1].info & Core::kFlagEndsBlock) || !(c.PC & (JitEngine::kRegionBytes - 1));
+        if (!fault) {
+          const auto* insns = static_cast<const Core::PredecodedInsn*>(chain.insns);
+          boundary = (insns[last - 1].info & Core::kFlagEndsBlock) || !(c.PC & (JitEngine::kRegionBytes - 1));
+        }
+        b = static_cast<Block*>(chain.block);
+        baseline_exit = chain.exit;
       } else {
         k = c.run_predecoded(b->insns, b->len, budget_left - total, total, attention, fault, boundary);
       }
@@ -2741,6 +2757,10 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     if (b->fn) {
       if (exits) im.link(exits, *b);
       im.remember_jump(*b);
+    } else if (baseline_exit && b->baseline && !b->fp && b->key.el == prev->key.el &&
+               (b->key.va & ~0xfffull) == (prev->key.va & ~0xfffull)) {
+      // A baseline block goes on to another on its page: its exit jumps there itself from now on.
+      baseline::Compiler::link(baseline_exit, b->key.va, b->baseline, b, b->insns, b->len, &b->runs);
     }
   }
   c.in_block_ = false;

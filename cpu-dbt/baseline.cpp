@@ -23,7 +23,13 @@ namespace {
 constexpr size_t class_bytes(unsigned c) {
   return size_t{256} << c;
 }
-constexpr size_t kHeader = 16; // the size class, in front of a block's code
+// In front of a block's code: its size class (byte 0) and the number of times that memory's code was retired
+// (bytes 8-15; the memory is never unmapped while the compiler lives, so a stale link may read it).
+constexpr size_t kHeader = 16;
+// A linkable exit's slot: va, gen, code, block, insns, len, runs (8 bytes each; Compiler::link).
+constexpr size_t kSlotBytes = 56;
+// Where a linked block is entered: after its entry (which saves registers and makes the frame) and epilogue.
+constexpr size_t kLinkedEntry = 25 + 15;
 
 bool fits_i32(int64_t v) {
   return v == static_cast<int32_t>(v);
@@ -290,9 +296,11 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
     size_t code, after, fault, exit, sp_fault; // offsets in the block's code
   };
   std::vector<Piece> pieces(n);
-  // Sizes: entry 20, epilogue 11; glue before: PC 17, word and block_done_ 26, SP test 24; after: fault
-  // and attention tests 27, load-exclusive 23; stubs: fault 15, exit 10 (+22 storing PC), SP fault 48.
-  size_t size = 20 + 11;
+  // Sizes: entry 25, epilogue 15; glue before: PC 17, word and block_done_ 26, SP test 24; after: fault
+  // and attention tests 27, load-exclusive 23; stubs: fault 15, exit 10 (+22 storing PC; a branch's exit
+  // is a linkable one), SP fault 48; a linkable exit at most 197 and its slot 56 (+8 alignment).
+  constexpr size_t kLinkable = 197 + kSlotBytes + 8;
+  size_t size = 25 + 15;
   for (uint32_t i = 0; i < n; ++i) {
     const Core::PredecodedInsn& d = insns[i];
     auto it = by_exec_.find(reinterpret_cast<const void*>(d.exec));
@@ -310,19 +318,26 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
     size += kept_bytes(st::kSections[p.stencil->section]);
     if (p.stencil->calls && !p.stencil->branching) size += 27;
     if (p.exclusive) size += 23;
-    size += 15 + 10 + 22 + (p.sp_check ? 48 : 0);
+    size += 15 + 10 + 22 + (p.sp_check ? 48 : 0) + (p.stencil->branching ? kLinkable : 0);
   }
-  size += 27; // the end: PC after the last instruction
+  size += 17 + kLinkable; // the end: PC after the last instruction, and a linkable exit
   uint8_t* const code = allocate(size);
   if (!code) return nullptr;
   Out o{code};
+  // The frame every linked block runs in: the C convention's callee-saved registers, then Chain* at rsp + 8
+  // (the stack stays as at a function's entry, 8 off 16-byte alignment, for the calls glue and stencils
+  // make).
   o.b({0x55, 0x53, 0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57}); // push rbp, rbx, r12, r13, r14, r15
+  o.b({0x51, 0x48, 0x83, 0xec, 0x08});                               // push rcx; sub rsp, 8
   o.b({0x49, 0x89, 0xfd});                                           // mov r13, rdi
   o.b({0x89, 0xf5});                                                 // mov ebp, esi
   o.b({0x49, 0x89, 0xd4});                                           // mov r12, rdx
-  o.b({0xeb, 0x0b});                                                 // jmp over the epilogue
+  o.b({0xeb, 0x0f});                                                 // jmp over the epilogue
   uint8_t* const epilogue = o.p;
+  o.b({0x48, 0x83, 0xc4, 0x10});                                           // add rsp, 16
   o.b({0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5b, 0x5d, 0xc3}); // pop r15 .. rbp; ret
+  // Where a link from another block enters (its frame is this one's).
+  if (o.p != code + kLinkedEntry) std::abort();
   // PC is the block's start when it is entered, and only its low half changes inside the block (a block
   // stays within an aligned 256-byte region), so a 32-bit store does unless the end is the next 4 GiB.
   auto store_pc = [&](Out& w, uint64_t pc) {
@@ -339,6 +354,76 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
   auto jmp = [](Out& w, const uint8_t* to) {
     w.b({0xe9});
     w.rel32(to);
+  };
+  // An exit after `k` instructions with PC set (the end, or a branch taken) that jumps to the block its slot
+  // names when that is still there (generation), where the PC is, the attention flags are unchanged, the
+  // run may retire its instructions too and its runs stay below the first tier's threshold (try_run
+  // counts them otherwise); else it records itself in the Chain (try_run may link it) and returns.
+  std::vector<std::pair<uint8_t*, uint8_t*>> slot_refs; // rel32 fields of RIP-relative slot accesses
+  std::vector<uint8_t*> slots;
+  auto linkable_exit = [&](Out& w, uint32_t k) {
+    const size_t slot_index = slots.size();
+    slots.push_back(nullptr);
+    std::vector<uint8_t*> to_ret;
+    auto slot_field = [&](uint32_t field) {
+      slot_refs.emplace_back(w.p, reinterpret_cast<uint8_t*>(slot_index * kSlotBytes + field));
+      w.u32(0);
+    };
+    auto jcc_ret = [&](uint8_t cc) {
+      w.b({0x0f, cc});
+      to_ret.push_back(w.p);
+      w.u32(0);
+    };
+    w.b({0x48, 0x8b, 0x05}); // mov rax, [slot.va]
+    slot_field(0);
+    w.b({0x49, 0x3b, 0x85}); // cmp rax, [r13 + PC]
+    w.u32(pc_off);
+    jcc_ret(0x85);
+    w.b({0x48, 0x8b, 0x05}); // mov rax, [slot.code]
+    slot_field(16);
+    w.b({0x48, 0x8b, 0x40, static_cast<uint8_t>(-static_cast<int>(kLinkedEntry + 8))}); // its retirements
+    w.b({0x48, 0x3b, 0x05});                                                            // cmp rax, [slot.gen]
+    slot_field(8);
+    jcc_ret(0x85);
+    w.b({0x41, 0x39, 0xad}); // cmp [r13 + attention], ebp
+    w.u32(static_cast<uint32_t>(layout_.attention));
+    jcc_ret(0x85);
+    w.b({0x48, 0x8b, 0x4c, 0x24, 0x08}); // mov rcx, [rsp + 8]: the Chain
+    w.b({0x48, 0x8b, 0x41, 0x18});       // mov rax, [rcx + left]
+    w.b({0x48, 0x2d});                   // sub rax, k
+    w.u32(k);
+    w.b({0x48, 0x3b, 0x05}); // cmp rax, [slot.len]
+    slot_field(40);
+    jcc_ret(0x8c);           // jl
+    w.b({0x48, 0x8b, 0x15}); // mov rdx, [slot.runs]
+    slot_field(48);
+    w.b({0x44, 0x8b, 0x02}); // mov r8d, [rdx]
+    w.b({0x41, 0xff, 0xc0}); // inc r8d
+    w.b({0x41, 0x81, 0xf8}); // cmp r8d, hot_runs
+    w.u32(layout_.hot_runs);
+    jcc_ret(0x83);                 // jae
+    w.b({0x44, 0x89, 0x02});       // mov [rdx], r8d
+    w.b({0x48, 0x89, 0x41, 0x18}); // mov [rcx + left], rax
+    w.b({0x48, 0x81, 0x01});       // add qword [rcx + before], k
+    w.u32(k);
+    w.b({0x48, 0x8b, 0x05}); // mov rax, [slot.block]
+    slot_field(24);
+    w.b({0x48, 0x89, 0x41, 0x08}); // mov [rcx + block], rax
+    w.b({0x48, 0x8b, 0x05});       // mov rax, [slot.insns]
+    slot_field(32);
+    w.b({0x48, 0x89, 0x41, 0x10});                         // mov [rcx + insns], rax
+    w.b({0x48, 0xc7, 0x41, 0x20, 0x00, 0x00, 0x00, 0x00}); // mov qword [rcx + exit], 0
+    w.b({0x49, 0x81, 0xc4});                               // add r12, k
+    w.u32(k);
+    w.b({0xff, 0x25}); // jmp [slot.code]
+    slot_field(16);
+    for (uint8_t* f : to_ret) Out{f}.rel32(w.p);
+    w.b({0x48, 0x8b, 0x4c, 0x24, 0x08}); // mov rcx, [rsp + 8]
+    w.b({0x48, 0x8d, 0x05});             // lea rax, [slot]
+    slot_field(0);
+    w.b({0x48, 0x89, 0x41, 0x20}); // mov [rcx + exit], rax
+    w.mov_eax(k);
+    jmp(w, epilogue);
   };
   // Each stencil's code, then (after all of them) its stubs: their places are known once the code is laid.
   std::vector<std::vector<std::pair<uint8_t*, int>>> to_stub(n); // rel32 fields: 0 fault, 1 exit, 2 SP fault
@@ -395,8 +480,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
   }
   // The end: PC after the last instruction.
   store_pc(o, va + 4ull * n);
-  o.mov_eax(n);
-  jmp(o, epilogue);
+  linkable_exit(o, n);
   for (uint32_t i = 0; i < n; ++i) {
     const Core::PredecodedInsn& d = insns[i];
     Piece& p = pieces[i];
@@ -404,8 +488,12 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
     o.movabs_rax(kFaultedBit | i);
     jmp(o, epilogue);
     p.exit = static_cast<size_t>(o.p - code); // after a branching stencil: PC is set
-    o.mov_eax(i + 1);
-    jmp(o, epilogue);
+    if (p.stencil->branching) {
+      linkable_exit(o, i + 1);
+    } else {
+      o.mov_eax(i + 1);
+      jmp(o, epilogue);
+    }
     const size_t exit_storing_pc = static_cast<size_t>(o.p - code);
     store_pc(o, va + 4ull * (i + 1));
     jmp(o, code + p.exit);
@@ -428,6 +516,22 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
       f.rel32(code + (which == 0 ? p.fault : which == 1 ? exit_storing_pc : p.sp_fault));
     }
   }
+  // The exits' slots, empty: a branch may set any PC (misaligned ones fault at the fetch), so what keeps an
+  // empty slot from being followed is its generation, which no code reaches (its code field names this
+  // block's, whose retirements it then reads).
+  while (reinterpret_cast<uintptr_t>(o.p) % 8) o.b({0xcc});
+  for (uint8_t*& slot : slots) {
+    slot = o.p;
+    o.u64(~0ull);
+    o.u64(~0ull);
+    o.u64(reinterpret_cast<uint64_t>(code) + kLinkedEntry);
+    for (int f = 3; f < 7; ++f) o.u64(0);
+  }
+  for (auto [field, at] : slot_refs) {
+    const auto index = reinterpret_cast<uintptr_t>(at) / kSlotBytes,
+               offset = reinterpret_cast<uintptr_t>(at) % kSlotBytes;
+    Out{field}.rel32(slots[index] + offset);
+  }
   if (static_cast<size_t>(o.p - code) > size) std::abort(); // the sizes above are wrong
   for (uint32_t i = 0; i < n; ++i) {
     const Piece& p = pieces[i];
@@ -440,6 +544,24 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
   }
   last_size_ = static_cast<size_t>(o.p - code);
   return reinterpret_cast<Fn>(code);
+}
+
+void Compiler::retire(Fn fn) {
+  ++*reinterpret_cast<uint64_t*>(reinterpret_cast<uint8_t*>(fn) - 8);
+}
+
+void Compiler::link(void* exit, uint64_t va, Fn to, void* block, const void* insns, uint32_t len,
+                    uint32_t* runs) {
+  uint64_t gen;
+  std::memcpy(&gen, reinterpret_cast<uint8_t*>(to) - 8, 8);
+  const uint64_t fields[7] = {va,
+                              gen,
+                              reinterpret_cast<uint64_t>(to) + kLinkedEntry,
+                              reinterpret_cast<uint64_t>(block),
+                              reinterpret_cast<uint64_t>(insns),
+                              len,
+                              reinterpret_cast<uint64_t>(runs)};
+  std::memcpy(exit, fields, sizeof fields);
 }
 
 std::vector<std::pair<const void*, size_t>> Compiler::support() const {

@@ -29,14 +29,26 @@ namespace vplat::cpu::baseline {
 // calls around the instructions that need more than their interpreter function.
 struct Layout {
   int32_t cur_insn = 0, block_done = 0, attention = 0, sp_check = 0;
+  // Links between blocks (Compiler::link) are followed while the next block's runs stay below this.
+  uint32_t hot_runs = 0;
   bool (*before)(a64::State& s, uint32_t insn, uint32_t info) = nullptr; // false: it raised an exception
   void (*exclusive_loaded)(a64::State& s) = nullptr;
 };
 
-// Runs a whole block from its first instruction (PC at it): `done` is the caller's count before it (for
-// Core::block_done_). Returns how many instructions completed, with kFaultedBit set when the next one raised
-// an exception (EXC set, PC at it).
-using Fn = uint64_t (*)(a64::State* s, uint32_t attention, uint64_t done);
+// What a run of baseline code tells its caller besides its result: a block's end may jump straight to the
+// next block's code (a link, Compiler::link), so a run may go through several blocks.
+struct Chain {
+  uint64_t before = 0;   // instructions the blocks before the last one retired
+  void* block = nullptr; // the last block (the engine's), and its instructions
+  const void* insns = nullptr;
+  int64_t left = 0;     // in: the most instructions the run may retire
+  void* exit = nullptr; // out: the exit the run left through, if it can be linked
+};
+
+// Runs a whole block from its first instruction (PC at it), and the blocks its exits are linked to:
+// `done` is the caller's count before it (for Core::block_done_). Returns how many instructions of the last
+// block completed, with kFaultedBit set when the next one raised an exception (EXC set, PC at it).
+using Fn = uint64_t (*)(a64::State* s, uint32_t attention, uint64_t done, Chain* chain);
 constexpr uint64_t kFaultedBit = 1ull << 63;
 
 bool available();
@@ -50,7 +62,14 @@ public:
   // nullptr when an instruction has no stencil (or needs what stencils do not do: LDTR/STTR at EL0
   // permissions) or no memory could be had.
   Fn make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va);
-  void release(Fn fn); // at a safe point: no block runs its code
+  // When the block whose code `fn` is goes (before its memory does): links to it are followed no more.
+  static void retire(Fn fn);
+  void release(Fn fn); // later, at a safe point (no block runs its code): the memory is reused
+  // Makes `exit` (Chain::exit of a run) jump to `to`'s code while the PC is `va` and `to` is not retired:
+  // `to` starts on the same page as the exit's block (so the fetch TLB maps it alike), at the same EL;
+  // `block` and `runs` (the engine's) live as long as `to` is not retired.
+  static void link(void* exit, uint64_t va, Fn to, void* block, const void* insns, uint32_t len,
+                   uint32_t* runs);
   size_t bytes_mapped() const { return mapped_; }
   size_t last_size() const { return last_size_; } // of the code make() returned last
   // The support code's places and sizes, for a perf map (index: the table's section).
