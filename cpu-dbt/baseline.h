@@ -3,15 +3,17 @@
 // Why: in a boot a third of the guest's instructions run pre-decoded (Core::run_predecoded, ~6 ns each)
 // while their blocks wait for the LLVM first tier, which compiles ~200 blocks a second. Here a block's code
 // is the concatenation of one stencil per instruction: the interpreter function of that instruction, compiled
-// by clang at build time (cpu-dbt/stencils/stencils.py) with the instruction word, its PC and its index in
-// the block left as holes and its end a tail call to the next stencil. Copying them and filling in the holes
-// takes microseconds; the code runs the instruction's semantics inline, without the interpreter loop's
-// dispatch and bookkeeping. The semantics are the interpreter's own, generated from archdesc/aarch64.
+// by clang at build time (cpu-dbt/stencils/stencils.py) with the instruction word (and a branch's PC) left as
+// holes and its end a tail call to the next stencil. Copying them and filling in the holes takes
+// microseconds; the code runs the instruction's semantics inline, without the interpreter loop's dispatch.
+// The semantics are the interpreter's own, generated from archdesc/aarch64.
 //
-// A block's code behaves as Core::run_predecoded with a limit of at least its length: the same effects in the
-// same order (PC, NPC, cur_insn and block_done_ before each instruction, the SP alignment check before a
-// load or store with base SP, the monitor's address after a load-exclusive; it stops after a taken branch,
-// an exception, or when the attention flags change).
+// A block's code behaves as Core::run_predecoded with a limit of at least its length, as far as anything
+// can tell: what helpers read (PC, cur_insn, block_done_) is stored before each instruction that reads PC or
+// calls a helper, faults and attention changes are tested after those (nothing else raises or reaches a
+// device), the SP alignment check comes before a load or store with base SP and the monitor's address
+// after a load-exclusive; it stops after a taken branch, an exception, or when the attention flags change.
+// Its ends may be linked to the next block's code (Compiler::link), so one run may go through several.
 //
 // x86-64 hosts with the stencils built (`available()`); elsewhere blocks run through run_predecoded.
 #pragma once
