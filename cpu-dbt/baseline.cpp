@@ -187,15 +187,15 @@ bool Compiler::place_support() {
   }
   for (size_t i = 0; i < st::kNumSections; ++i)
     if (!is_stencil[i] &&
-        !relocate(section_at_[i], static_cast<uint32_t>(i), 0, 0, 0, nullptr, nullptr, nullptr))
+        !relocate(section_at_[i], static_cast<uint32_t>(i), 0, 0, nullptr, nullptr, nullptr))
       return false;
   return true;
 }
 
 // Applies section `section`'s relocations to its copy at `code`: holes get this instruction's values,
 // continuations the block's places (nullptr in support code, which has none).
-bool Compiler::relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t word, uint32_t index,
-                        uint8_t* next, uint8_t* fault, uint8_t* exit) {
+bool Compiler::relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t word, uint8_t* next,
+                        uint8_t* fault, uint8_t* exit) {
   const st::Section& s = st::kSections[section];
   const size_t kept = next ? kept_bytes(s) : s.size;
   for (uint32_t k = 0; k < s.relocs; ++k) {
@@ -211,15 +211,6 @@ bool Compiler::relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t w
         break;
       case st::kHoleWord:
         target = word;
-        break;
-      case st::kHoleIndex:
-        target = index;
-        break;
-      case st::kHoleCurInsnOffset:
-        target = static_cast<uint32_t>(layout_.cur_insn);
-        break;
-      case st::kHoleBlockDoneOffset:
-        target = static_cast<uint32_t>(layout_.block_done);
         break;
       case st::kHoleAttentionOffset:
         target = static_cast<uint32_t>(layout_.attention);
@@ -536,7 +527,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
   for (uint32_t i = 0; i < n; ++i) {
     const Piece& p = pieces[i];
     // A stencil's "next" is the code after it: its glue, the following instruction's, or the end.
-    if (!relocate(code + p.code, p.stencil->section, va + 4ull * i, insns[i].insn, i, code + p.after,
+    if (!relocate(code + p.code, p.stencil->section, va + 4ull * i, insns[i].insn, code + p.after,
                   code + p.fault, code + p.exit)) {
       release(reinterpret_cast<Fn>(code));
       return nullptr;

@@ -80,8 +80,8 @@ public:
 private:
   uint8_t* allocate(size_t bytes);
   uint8_t* map_chunk();
-  bool relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t word, uint32_t index, uint8_t* next,
-                uint8_t* fault, uint8_t* exit);
+  bool relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t word, uint8_t* next, uint8_t* fault,
+                uint8_t* exit);
   bool place_support();
 
   Layout layout_;

@@ -19,14 +19,7 @@ struct Section {
 enum RelocType : uint8_t { kAbs64, kPc32, kGotPc32, kAbs32, kAbs32S };
 enum TargetKind : uint8_t { kHole, kContinuation, kExternal, kSection };
 // Holes, in the order stencils.py lists them.
-enum Hole : uint8_t {
-  kHolePc,
-  kHoleWord,
-  kHoleIndex,
-  kHoleCurInsnOffset,
-  kHoleBlockDoneOffset,
-  kHoleAttentionOffset
-};
+enum Hole : uint8_t { kHolePc, kHoleWord, kHoleAttentionOffset };
 enum Continuation : uint8_t { kNext, kFault, kExit };
 struct Reloc {
   uint32_t offset; // in its section

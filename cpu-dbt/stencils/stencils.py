@@ -5,9 +5,9 @@
   stencils.py ghc OUT.ll IN.ll             the stencils in LLVM's GHC calling convention (clang has no way to ask)
   stencils.py table OUT.cpp OBJ.o...       the stencils' machine code and relocations, as C++ tables
 
-A stencil is one interpreter function (exec_*) wrapped so that the instruction word, its PC and the offsets of
-the run loop's state are holes (symbols the object leaves unresolved), compiled by clang, and ending in tail
-calls to the next stencil, a fault exit or an early exit. The runtime copies the bytes of a block's stencils
+A stencil is one interpreter function (exec_*) wrapped so that the instruction word (and for a branch its PC
+and the offset of the attention flags) are holes (symbols the object leaves unresolved), compiled by clang,
+and ending in a tail call of the next stencil (a branch's also of a fault exit or an early exit). The runtime copies the bytes of a block's stencils
 one after another and fills in the holes (baseline.cpp). Nothing here knows an instruction: the semantics
 stay those the interpreter runs, generated from archdesc/aarch64.
 """
@@ -132,8 +132,7 @@ def cmd_table(out, objs):
     sections = []  # (bytes, align, relocs) ; relocs: (offset, kind, target, addend)
     stencils = []  # (exec name, branching, section index)
     externals = {}  # symbol name -> index
-    holes = ["vplat_hole_pc", "vplat_hole_word", "vplat_hole_index", "vplat_hole_off_cur_insn",
-             "vplat_hole_off_block_done", "vplat_hole_off_attention"]
+    holes = ["vplat_hole_pc", "vplat_hole_word", "vplat_hole_off_attention"]  # baseline_stencils.h's Hole
     conts = ["vplat_st_next", "vplat_st_fault", "vplat_st_exit"]
     for path in objs:
         o = Obj(path)
