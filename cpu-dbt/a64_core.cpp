@@ -549,13 +549,9 @@ uint32_t Core::run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t 
     const PredecodedInsn& d = insns[i];
     const uint32_t insn = d.insn;
     info = d.info;
-    if (info & (kFlagSpBase | kFlagUnpriv)) [[unlikely]] {
-      if ((info & kFlagSpBase) && sp_misaligned(insn)) {
-        raise(Exception::SpAlignment);
-        faulted = true;
-        return i;
-      }
-      if ((info & kFlagUnpriv) && unprivileged(insn)) access_el_ = 0;
+    if ((info & (kFlagSpBase | kFlagUnpriv)) && !before_flagged_insn(insn, info)) [[unlikely]] {
+      faulted = true;
+      return i;
     }
     cur_insn = insn;
     block_done_ = done + i;
@@ -582,13 +578,7 @@ uint32_t Core::run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t 
 }
 
 bool Core::before_flagged(a64::State& s, uint32_t insn, uint32_t info) {
-  Core& c = core_of(s);
-  if ((info & kFlagSpBase) && c.sp_misaligned(insn)) {
-    c.raise(Exception::SpAlignment);
-    return false;
-  }
-  if ((info & kFlagUnpriv) && unprivileged(insn)) c.access_el_ = 0;
-  return true;
+  return core_of(s).before_flagged_insn(insn, info);
 }
 
 void Core::after_exclusive_load(a64::State& s) {

@@ -383,6 +383,16 @@ private:
   // Tests the run loop (and run_predecoded) makes before an instruction with kFlagSpBase / kFlagUnpriv.
   bool sp_misaligned(uint32_t insn) const { return sp_check_ && ((insn >> 5) & 31) == 31 && (X[31] & 15); }
   static bool unprivileged(uint32_t insn) { return ((insn >> 10) & 3) == 2; }
+  // Before an instruction with kFlagSpBase or kFlagUnpriv: the SP alignment check (false: it raised the
+  // exception) and EL0 permissions for LDTR/STTR.
+  bool before_flagged_insn(uint32_t insn, uint32_t info) {
+    if ((info & kFlagSpBase) && sp_misaligned(insn)) {
+      raise(Exception::SpAlignment);
+      return false;
+    }
+    if ((info & kFlagUnpriv) && unprivileged(insn)) access_el_ = 0;
+    return true;
+  }
 
   // Runs the `n` instructions at PC one by one as run() would, without fetching or decoding them: at most
   // `limit`, and only on while each goes to the next (a taken branch ends the run) and the attention flags
@@ -391,8 +401,7 @@ private:
   // `at_boundary`: the run stopped where a block may start (as run() decides it).
   uint32_t run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t limit, uint64_t done,
                           uint32_t attention, bool& faulted, bool& at_boundary);
-  // What run_predecoded does before an instruction with kFlagSpBase or kFlagUnpriv (false: it raised an
-  // exception) and after a load-exclusive, for the baseline code of pre-decoded blocks (baseline.h) to call.
+  // before_flagged_insn and note_exclusive_load, for the baseline code of pre-decoded blocks (baseline.h).
   static bool before_flagged(a64::State& s, uint32_t insn, uint32_t info);
   static void after_exclusive_load(a64::State& s);
 
