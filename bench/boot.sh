@@ -32,7 +32,7 @@ import os, re, select, signal, statistics, subprocess, sys, tempfile, time
 vplat, qemu, kernel, initrd, runs, timeout = sys.argv[1:7]
 runs, timeout = int(runs), float(timeout)
 commands = {
-    "vplat": [vplat, "--platform", "juno", "--kernel", kernel, "--initrd", initrd,
+    "vplat": [vplat, "--platform", "juno", "--memory", "1G", "--kernel", kernel, "--initrd", initrd,
               "--append", "console=ttyAMA0 vplat.cmd=true"],
     "qemu": [qemu, "-M", "virt", "-cpu", "cortex-a57", "-smp", "1", "-m", "1G", "-nographic", "-nic", "none",
              "-no-reboot", "-kernel", kernel, "-initrd", initrd,

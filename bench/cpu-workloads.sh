@@ -49,7 +49,8 @@ vplat, qemu, kernel, initrd, host_input, runs, timeout = sys.argv[1:8]
 runs, timeout = int(runs), float(timeout)
 append = "console=ttyAMA0 vplat.cmd=vplat-cpu-workloads"
 commands = {
-    "vplat": [vplat, "--platform", "juno", "--kernel", kernel, "--initrd", initrd, "--append", append],
+    "vplat": [vplat, "--platform", "juno", "--memory", "1G", "--kernel", kernel, "--initrd", initrd,
+              "--append", append],
     "qemu": [qemu, "-M", "virt", "-cpu", "cortex-a57", "-smp", "1", "-m", "1G", "-nographic", "-nic", "none",
              "-no-reboot", "-kernel", kernel, "-initrd", initrd, "-append", append + " panic=-1"],
 }
@@ -197,7 +198,7 @@ tq = statistics.median(r["total"] for r in results["qemu"])
 print(f"{'total':<11} {tv:>9.2f} {tq:>9.2f} {ratio(tv, tq):>7}")
 mv = statistics.median(r["rss_kib"] for r in results["vplat"] if r["rss_kib"] is not None) / 1024
 mq = statistics.median(r["rss_kib"] for r in results["qemu"] if r["rss_kib"] is not None) / 1024
-print(f"peak resident memory (median): vplat {mv:.0f} MiB, qemu {mq:.0f} MiB (vplat guest RAM: its default; qemu -m 1G)")
+print(f"peak resident memory (median): vplat {mv:.0f} MiB, qemu {mq:.0f} MiB (guest RAM 1 GiB in both)")
 print(f"ratio of totals vplat/qemu: {ratio(tv, tq)}")
 PYEOF
 
