@@ -220,6 +220,12 @@ bool Compiler::relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t w
       }
       if (!next) return false;
       break;
+    case st::kField: {
+      const uint32_t lsb = r.index >> 8, width = r.index & 0xff;
+      if (!next || lsb + width > 32 || width == 0) return false;
+      target = (word >> lsb) & ((uint64_t{1} << width) - 1);
+      break;
+    }
     case st::kContinuation: {
       uint8_t* const to[] = {next, fault, exit};
       if (r.index > 2 || !to[r.index]) return false;

@@ -17,7 +17,8 @@ struct Section {
   uint32_t first_reloc, relocs; // in kRelocs
 };
 enum RelocType : uint8_t { kAbs64, kPc32, kGotPc32, kAbs32, kAbs32S };
-enum TargetKind : uint8_t { kHole, kContinuation, kExternal, kSection };
+// kField: an instruction field's value, the index its lsb << 8 | width.
+enum TargetKind : uint8_t { kHole, kContinuation, kExternal, kSection, kField };
 // Holes, in the order stencils.py lists them.
 enum Hole : uint8_t { kHolePc, kHoleWord, kHoleAttentionOffset };
 enum Continuation : uint8_t { kNext, kFault, kExit };
