@@ -76,9 +76,10 @@ struct Out {
 Compiler::Compiler(const Layout& layout) : layout_(layout) {
   if (!available()) return;
   for (size_t i = 0; i < st::kNumStencils; ++i) {
-    auto& e =
-        by_exec_.try_emplace(reinterpret_cast<const void*>(st::kStencils[i].exec), -1, -1).first->second;
-    (st::kStencils[i].branching ? e.second : e.first) = static_cast<int32_t>(i);
+    const st::Stencil& sten = st::kStencils[i];
+    Choice& c = by_exec_[reinterpret_cast<const void*>(sten.exec)];
+    (sten.not31 ? c.not31 : c.any) = static_cast<int32_t>(i);
+    if (sten.not31) c.lsbs = sten.not31;
   }
   ok_ = place_support();
 }
@@ -303,7 +304,11 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
     auto it = by_exec_.find(reinterpret_cast<const void*>(d.exec));
     if (it == by_exec_.end()) return nullptr;
     Piece& p = pieces[i];
-    const int32_t k = it->second.second >= 0 ? it->second.second : it->second.first;
+    const Choice& c = it->second;
+    bool no31 = c.not31 >= 0;
+    for (uint32_t lsbs = c.lsbs; lsbs && no31; lsbs &= lsbs - 1)
+      no31 = ((d.insn >> __builtin_ctz(lsbs)) & 31) != 31;
+    const int32_t k = no31 ? c.not31 : c.any;
     if (k < 0) return nullptr;
     p.stencil = &st::kStencils[k];
     if ((d.info & kFlagUnpriv) && ((d.insn >> 10) & 3) == 2) return nullptr; // EL0 permissions: not here

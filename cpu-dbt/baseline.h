@@ -86,7 +86,12 @@ private:
 
   Layout layout_;
   bool ok_ = false;
-  std::unordered_map<const void*, std::pair<int32_t, int32_t>> by_exec_; // straight, branching stencil
+  struct Choice {
+    int32_t any = -1;   // the stencil of an interpreter function
+    int32_t not31 = -1; // and the one for words without 31 in the fields at `lsbs`, if it has one
+    uint32_t lsbs = 0;
+  };
+  std::unordered_map<const void*, Choice> by_exec_;
   std::vector<uint8_t*> section_at_;  // support code and constants, placed once (nullptr for stencils)
   std::vector<uint8_t*> thunk_, got_; // per external: a jump to it near the code, and its address
   // Executable memory in size classes with free lists (blocks come and go with the guest's code pages).

@@ -35,6 +35,8 @@ struct Stencil {
   bool reads_pc;  // the glue stores PC before it
   bool calls;     // calls a function: the glue stores what helpers read, and tests for a fault and attention
   uint32_t section;
+  // Not 0: the lsbs of the 5-bit fields this stencil assumes are not 31 (another stencil of `exec` does not).
+  uint32_t not31;
 };
 
 extern const uint8_t kBytes[];
