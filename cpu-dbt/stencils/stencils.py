@@ -68,6 +68,7 @@ extern "C" uint64_t vplat_st_exit(State*, uint32_t, uint64_t);
 // convention (stencils.py ghc): no callee-saved registers to push and pop, the state in r13.
 #define VPLAT_STENCIL_STRAIGHT(flavour, fn)                                                          \
   extern "C" uint64_t vplat_st_##flavour##_##fn(State* s, uint32_t attention, uint64_t done) {     \
+    __builtin_assume(s->EXC == 0); /* a block runs on only while no instruction raised */             \
     [[clang::always_inline]] fn(*s, VPLAT_HOLE32(vplat_hole_word));                                                        \
     [[clang::musttail]] return vplat_st_next(s, attention, done);                                    \
   }
@@ -75,6 +76,7 @@ extern "C" uint64_t vplat_st_exit(State*, uint32_t, uint64_t);
   extern "C" uint64_t vplat_st_b_##fn(State* s, uint32_t attention, uint64_t done) {                \
     const uint64_t pc = VPLAT_HOLE64(vplat_hole_pc);                                                \
     s->NPC = pc + 4;                                                                                 \
+    __builtin_assume(s->EXC == 0); /* a block runs on only while no instruction raised */             \
     [[clang::always_inline]] fn(*s, VPLAT_HOLE32(vplat_hole_word));                                                        \
     if (__builtin_expect(s->EXC != 0, 0)) [[clang::musttail]] return vplat_st_fault(s, attention, done); \
     const uint64_t npc = s->NPC;                                                                     \
