@@ -6,10 +6,12 @@
   stencils.py table OUT.cpp OBJ.o...       the stencils' machine code and relocations, as C++ tables
 
 A stencil is one interpreter function (exec_*) wrapped so that the instruction word, the fields its variant
-does not fix (and for a branch its PC and the offset of the attention flags) are holes (symbols the object leaves unresolved), compiled by clang,
-and ending in a tail call of the next stencil (a branch's also of a fault exit or an early exit). The runtime copies the bytes of a block's stencils
-one after another and fills in the holes (baseline.cpp). Nothing here knows an instruction: the semantics
-stay those the interpreter runs, generated from archdesc/aarch64.
+does not fix (and for a branch its PC and the offset of the attention flags) are holes (symbols the object
+leaves unresolved), compiled by clang, and ending in a tail call of the next stencil (a branch's also of a
+fault exit or an early exit). A function with open 5-bit fields has a second stencil that assumes none of
+them is 31. The runtime copies the bytes of a block's stencils one after another and fills in the holes
+(baseline.cpp). Nothing here knows an instruction: the semantics stay those the interpreter runs, generated
+from archdesc/aarch64.
 """
 import re
 import struct
