@@ -286,7 +286,6 @@ bool Compiler::relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t w
 Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
   if (!ok_ || n == 0) return nullptr;
   const auto pc_off = static_cast<uint32_t>(offsetof(a64::State, PC));
-  const auto exc_off = static_cast<uint32_t>(offsetof(a64::State, EXC));
   const auto sp_off = static_cast<uint32_t>(offsetof(a64::State, X) + 31 * 8);
   struct Piece {
     const st::Stencil* stencil;
@@ -294,8 +293,8 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
     size_t code, after, fault, exit, sp_fault; // offsets in the block's code
   };
   std::vector<Piece> pieces(n);
-  // Sizes: entry 25, epilogue 15; glue before: PC 17, word and block_done_ 26, SP test 24; after: fault
-  // and attention tests 27, load-exclusive 23; stubs: fault 15, exit 10 (+22 storing PC; a branch's exit
+  // Sizes: entry 25, epilogue 15; glue before: PC 17, word and block_done_ 26, SP test 24; after: attention
+  // test 13, load-exclusive 23; stubs: fault 15, exit 10 (+22 storing PC; a branch's exit
   // is a linkable one), SP fault 48; a linkable exit at most 197 and its slot 56 (+8 alignment).
   constexpr size_t kLinkable = 197 + kSlotBytes + 8;
   size_t size = 25 + 15;
@@ -318,7 +317,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
     if (p.stencil->calls) size += 26;
     if (p.sp_check) size += 24;
     size += kept_bytes(st::kSections[p.stencil->section]);
-    if (p.stencil->calls && !p.stencil->branching) size += 27;
+    if (p.stencil->calls && !p.stencil->branching) size += 13;
     if (p.exclusive) size += 23;
     size += 15 + 10 + 22 + (p.sp_check ? 48 : 0) + (p.stencil->branching ? kLinkable : 0);
   }
@@ -428,7 +427,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
     jmp(w, epilogue);
   };
   // Each stencil's code, then (after all of them) its stubs: their places are known once the code is laid.
-  std::vector<std::vector<std::pair<uint8_t*, int>>> to_stub(n); // rel32 fields: 0 fault, 1 exit, 2 SP fault
+  std::vector<std::vector<std::pair<uint8_t*, int>>> to_stub(n); // rel32 fields: 1 exit, 2 SP fault
   for (uint32_t i = 0; i < n; ++i) {
     const Core::PredecodedInsn& d = insns[i];
     Piece& p = pieces[i];
@@ -461,11 +460,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
     o.p += kept;
     p.after = static_cast<size_t>(o.p - code);
     if (sten.calls && !sten.branching) {
-      o.b({0x41, 0x80, 0xbd}); // cmp byte [r13 + EXC], 0
-      o.u32(exc_off);
-      o.b({0x00, 0x0f, 0x85}); // jne fault
-      to_stub[i].emplace_back(o.p, 0);
-      o.u32(0);
+      // (A stencil tests for a fault itself, where its code can have raised one.)
       o.b({0x41, 0x39, 0xad}); // cmp [r13 + attention], ebp
       o.u32(static_cast<uint32_t>(layout_.attention));
       o.b({0x0f, 0x85}); // jne exit (storing PC)
@@ -515,7 +510,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
     }
     for (auto [field, which] : to_stub[i]) {
       Out f{field};
-      f.rel32(code + (which == 0 ? p.fault : which == 1 ? exit_storing_pc : p.sp_fault));
+      f.rel32(code + (which == 1 ? exit_storing_pc : p.sp_fault));
     }
   }
   // The exits' slots, empty: a branch may set any PC (misaligned ones fault at the fetch), so what keeps an

@@ -63,15 +63,17 @@ extern "C" uint64_t vplat_st_next(State*, uint32_t, uint64_t);
 extern "C" uint64_t vplat_st_fault(State*, uint32_t, uint64_t);
 extern "C" uint64_t vplat_st_exit(State*, uint32_t, uint64_t);
 
-// A straight stencil is the interpreter function alone: the block's glue (baseline.cpp) stores PC before it
-// where it reads PC or calls anything, and the instruction word, block_done_ and the fault and attention
-// tests around one that calls anything. A branching stencil sets the next PC and leaves the block when the
+// A straight stencil is the interpreter function and a test for a fault (which the compiler keeps where a
+// call could have raised one): the block's glue (baseline.cpp) stores PC before it where it reads PC or
+// calls anything, and the instruction word, block_done_ and the attention test around one that calls
+// anything. A branching stencil sets the next PC and leaves the block when the
 // instruction changed it (or the attention flags changed). The runtime gives stencils LLVM's GHC calling
 // convention (stencils.py ghc): no callee-saved registers to push and pop, the state in r13.
 #define VPLAT_STENCIL_STRAIGHT(flavour, fn)                                                          \
   extern "C" uint64_t vplat_st_##flavour##_##fn(State* s, uint32_t attention, uint64_t done) {     \
     __builtin_assume(s->EXC == 0); /* a block runs on only while no instruction raised */             \
     [[clang::always_inline]] fn(*s, VPLAT_HOLE32(vplat_hole_word));                                                        \
+    if (__builtin_expect(s->EXC != 0, 0)) [[clang::musttail]] return vplat_st_fault(s, attention, done); \
     [[clang::musttail]] return vplat_st_next(s, attention, done);                                    \
   }
 #define VPLAT_STENCIL_BRANCH(fn)                                                                     \
