@@ -1354,15 +1354,29 @@ struct JitEngine::Impl {
       }
       // What try_run tests between blocks: the budget is not used up and the attention flags are as the
       // chain began. A jump back to this block's start loops here; every other way out writes the state
-      // cache back once, before the slots are tried.
-      llvm::Value* go_on = eb.CreateAnd(eb.CreateICmpSGT(left, eb.getInt64(0)),
-                                        eb.CreateICmpEQ(load_attention(eb, state), attention));
+      // cache back once, before the slots are tried. (The loop's tests are branches of their own: as one
+      // conjunction, code generation made each of its truth values in a register, then their AND.)
+      auto go_on_here = [&] {
+        return eb.CreateAnd(eb.CreateICmpSGT(left, eb.getInt64(0)),
+                            eb.CreateICmpEQ(load_attention(eb, state), attention));
+      };
       auto* out = llvm::BasicBlock::Create(*ctx, "out", f);
       auto* leave = llvm::BasicBlock::Create(*ctx, "leave", f);
+      // (An indirect branch, which rarely goes there, does not loop in a block that already does: a second
+      // back edge would keep LoopExitValues from the loop the direct one makes.)
       auto* c_target = llvm::dyn_cast<llvm::ConstantInt>(target);
-      if (!c_target || c_target->getZExtValue() == req.key.va) {
+      const bool loops_already = limit_phi->getNumIncomingValues() > 1;
+      if (c_target ? c_target->getZExtValue() == req.key.va : !(indirect && loops_already)) {
         auto* again = llvm::BasicBlock::Create(*ctx, "again", f);
-        eb.CreateCondBr(eb.CreateAnd(go_on, eb.CreateICmpEQ(target, eb.getInt64(req.key.va))), again, leave);
+        if (!c_target) {
+          auto* to_start = llvm::BasicBlock::Create(*ctx, "to_start", f);
+          eb.CreateCondBr(eb.CreateICmpEQ(target, eb.getInt64(req.key.va)), to_start, leave);
+          eb.SetInsertPoint(to_start);
+        }
+        auto* budget_left = llvm::BasicBlock::Create(*ctx, "budget_left", f);
+        eb.CreateCondBr(eb.CreateICmpSGT(left, eb.getInt64(0)), budget_left, leave, likely);
+        eb.SetInsertPoint(budget_left);
+        eb.CreateCondBr(eb.CreateICmpEQ(load_attention(eb, state), attention), again, leave, likely);
         llvm::IRBuilder<>(again).CreateBr(loop);
         limit_phi->addIncoming(left, again);
         done_phi->addIncoming(total, again);
@@ -1373,7 +1387,7 @@ struct JitEngine::Impl {
       store64(eb, pc_off, target);
       write_back(eb);
       auto* probe = llvm::BasicBlock::Create(*ctx, "probe", f);
-      eb.CreateCondBr(go_on, probe, out, likely);
+      eb.CreateCondBr(go_on_here(), probe, out, likely);
       eb.SetInsertPoint(probe);
       llvm::Value* gen = eb.CreateLoad(i64, host_ptr(eb, &cache_gen));
       auto field = [&](const void* p) { return eb.CreateLoad(i64, host_ptr(eb, p)); };

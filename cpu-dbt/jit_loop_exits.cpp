@@ -25,9 +25,8 @@ public:
   explicit Rewriter(llvm::Function& f) : f_(f), dt_(f) {}
 
   bool run() {
-    if (!find_loop()) return false;
-    bool changed = rewrite_exit_only_phis();
-    changed |= sink_exit_only_values();
+    bool changed = find_loop() && rewrite_exit_only_phis();
+    changed |= sink_to_rarer_uses();
     return changed;
   }
 
@@ -36,34 +35,40 @@ private:
 
   llvm::Function& f_;
   llvm::DominatorTree dt_;
-  llvm::BasicBlock *header_ = nullptr, *latch_ = nullptr, *entry_ = nullptr;
+  llvm::BasicBlock *header_ = nullptr, *entry_ = nullptr;
+  std::vector<llvm::BasicBlock*> latches_; // the back edges' blocks
   llvm::SmallPtrSet<llvm::BasicBlock*, 32> loop_;
-  llvm::DenseMap<llvm::Value*, llvm::PHINode*> carried_; // the latch's value of a header phi -> that phi
-  llvm::PHINode* first_ = nullptr;                       // true in the first iteration
+  // Per latch: its value of a header phi -> that phi.
+  std::vector<llvm::DenseMap<llvm::Value*, llvm::PHINode*>> carried_;
+  // Which way the header was entered: with one latch, true from the entry ("first iteration"); with more,
+  // 0 from the entry and k + 1 from latches_[k].
+  llvm::PHINode* from_ = nullptr;
 
   bool in_loop(const llvm::Value* v) const {
     auto* i = llvm::dyn_cast<llvm::Instruction>(v);
     return i && loop_.count(i->getParent());
   }
 
-  // One back edge, to a header with one other predecessor; the loop is what reaches the latch from there.
+  // Back edges to one header, which has one other predecessor; the loop is what reaches the latches from
+  // there. (A block jumps back to its start from each branch that goes there: a loop that tests several
+  // things in turn has a back edge per test.)
   bool find_loop() {
     for (llvm::BasicBlock& bb : f_)
       for (llvm::BasicBlock* p : llvm::predecessors(&bb))
         if (dt_.isReachableFromEntry(p) && dt_.dominates(&bb, p)) {
-          if (header_) return false;
+          if (header_ && header_ != &bb) return false;
           header_ = &bb;
-          latch_ = p;
+          if (!llvm::is_contained(latches_, p)) latches_.push_back(p);
         }
     if (!header_) return false;
     for (llvm::BasicBlock* p : llvm::predecessors(header_)) {
-      if (p == latch_) continue;
-      if (entry_) return false;
+      if (llvm::is_contained(latches_, p)) continue;
+      if (entry_ && entry_ != p) return false;
       entry_ = p;
     }
-    if (!entry_ || llvm::pred_size(header_) != 2) return false;
+    if (!entry_ || llvm::pred_size(header_) != latches_.size() + 1) return false;
     loop_.insert(header_);
-    std::vector<llvm::BasicBlock*> work{latch_};
+    std::vector<llvm::BasicBlock*> work(latches_.begin(), latches_.end());
     while (!work.empty()) {
       llvm::BasicBlock* bb = work.back();
       work.pop_back();
@@ -73,52 +78,78 @@ private:
     return true;
   }
 
-  // Whether `v`, as the latch computes it, can be computed again at the top of the next iteration.
-  bool rebuildable(llvm::Value* v, const llvm::PHINode* self, int depth, int& nodes) const {
+  // Whether `v`, as latch k computes it, can be computed again at the top of the next iteration.
+  bool rebuildable(llvm::Value* v, const llvm::PHINode* self, size_t k, int depth, int& nodes) const {
     if (llvm::isa<llvm::Constant>(v) || !in_loop(v)) return true; // the same value in every iteration
-    if (auto it = carried_.find(v); it != carried_.end() && it->second != self) return true;
+    if (auto it = carried_[k].find(v); it != carried_[k].end() && it->second != self) return true;
     auto* i = llvm::cast<llvm::Instruction>(v);
     if (!movable(*i) || depth == 0 || ++nodes > kMaxNodes) return false;
     for (llvm::Value* op : i->operands())
-      if (!rebuildable(op, self, depth - 1, nodes)) return false;
+      if (!rebuildable(op, self, k, depth - 1, nodes)) return false;
     return true;
   }
 
-  llvm::Value* rebuild(llvm::Value* v, const llvm::PHINode* self, llvm::Instruction* before,
+  llvm::Value* rebuild(llvm::Value* v, const llvm::PHINode* self, size_t k, llvm::Instruction* before,
                        llvm::DenseMap<llvm::Value*, llvm::Value*>& done) {
     if (llvm::isa<llvm::Constant>(v) || !in_loop(v)) return v;
-    if (auto it = carried_.find(v); it != carried_.end() && it->second != self) return it->second;
+    if (auto it = carried_[k].find(v); it != carried_[k].end() && it->second != self) return it->second;
     if (auto it = done.find(v); it != done.end()) return it->second;
     auto* copy = llvm::cast<llvm::Instruction>(v)->clone();
-    for (unsigned k = 0; k < copy->getNumOperands(); ++k)
-      copy->setOperand(k, rebuild(copy->getOperand(k), self, before, done));
+    for (unsigned j = 0; j < copy->getNumOperands(); ++j)
+      copy->setOperand(j, rebuild(copy->getOperand(j), self, k, before, done));
     copy->insertBefore(before);
     done[v] = copy;
     return copy;
   }
 
+  void make_from() {
+    auto& ctx = f_.getContext();
+    const bool one = latches_.size() == 1;
+    from_ = llvm::PHINode::Create(one ? llvm::Type::getInt1Ty(ctx) : llvm::Type::getInt32Ty(ctx),
+                                  llvm::pred_size(header_), one ? "first_iteration" : "entered_from",
+                                  &header_->front());
+    for (llvm::BasicBlock* p : llvm::predecessors(header_)) {
+      const auto k = static_cast<uint64_t>(llvm::find(latches_, p) - latches_.begin());
+      from_->addIncoming(one ? llvm::ConstantInt::getBool(ctx, p == entry_)
+                             : llvm::ConstantInt::get(from_->getType(), p == entry_ ? 0 : k + 1),
+                         p);
+    }
+  }
+
   bool rewrite_exit_only_phis() {
-    for (llvm::PHINode& q : header_->phis()) carried_.try_emplace(q.getIncomingValueForBlock(latch_), &q);
+    carried_.resize(latches_.size());
+    for (size_t k = 0; k < latches_.size(); ++k)
+      for (llvm::PHINode& q : header_->phis())
+        carried_[k].try_emplace(q.getIncomingValueForBlock(latches_[k]), &q);
     std::vector<llvm::PHINode*> phis;
     for (llvm::PHINode& p : header_->phis()) phis.push_back(&p);
     bool changed = false;
     for (llvm::PHINode* p : phis) {
       if (p->use_empty() || llvm::any_of(p->users(), [&](llvm::User* u) { return in_loop(u); })) continue;
-      llvm::Value* next = p->getIncomingValueForBlock(latch_);
-      int nodes = 0;
-      if (next == p || !rebuildable(next, p, kMaxDepth, nodes)) continue;
-      if (!first_) {
-        first_ = llvm::PHINode::Create(llvm::Type::getInt1Ty(f_.getContext()), 2, "first_iteration",
-                                       &header_->front());
-        first_->addIncoming(llvm::ConstantInt::getTrue(f_.getContext()), entry_);
-        first_->addIncoming(llvm::ConstantInt::getFalse(f_.getContext()), latch_);
+      bool ok = true;
+      for (size_t k = 0; k < latches_.size() && ok; ++k) {
+        llvm::Value* next = p->getIncomingValueForBlock(latches_[k]);
+        int nodes = 0;
+        ok = next != p && rebuildable(next, p, k, kMaxDepth, nodes);
       }
+      if (!ok) continue;
+      if (!from_) make_from();
       llvm::Instruction* at = &*header_->getFirstInsertionPt();
-      llvm::DenseMap<llvm::Value*, llvm::Value*> done;
-      llvm::Value* again = rebuild(next, p, at, done);
-      llvm::Value* value =
-          llvm::SelectInst::Create(first_, p->getIncomingValueForBlock(entry_), again, p->getName(), at);
-      if (auto it = carried_.find(next); it != carried_.end() && it->second == p) carried_.erase(it);
+      llvm::Value* value = p->getIncomingValueForBlock(entry_);
+      for (size_t k = 0; k < latches_.size(); ++k) {
+        llvm::DenseMap<llvm::Value*, llvm::Value*> done;
+        llvm::Value* again = rebuild(p->getIncomingValueForBlock(latches_[k]), p, k, at, done);
+        if (latches_.size() == 1) {
+          value = llvm::SelectInst::Create(from_, value, again, p->getName(), at);
+          break;
+        }
+        llvm::Value* taken = new llvm::ICmpInst(at, llvm::ICmpInst::ICMP_EQ, from_,
+                                                llvm::ConstantInt::get(from_->getType(), k + 1));
+        value = llvm::SelectInst::Create(taken, again, value, p->getName(), at);
+      }
+      for (auto& carried : carried_)
+        for (auto it = carried.begin(); it != carried.end(); ++it)
+          if (it->second == p) carried.erase(it);
       p->replaceAllUsesWith(value);
       p->eraseFromParent();
       changed = true;
@@ -126,33 +157,77 @@ private:
     return changed;
   }
 
-  // Each instruction of the loop that only blocks outside it use is computed again in each of those blocks
-  // (ahead of its first use there), until none is left.
-  bool sink_exit_only_values() {
+  // Where a use of an instruction needs its value: a phi's at the end of the block the value comes from.
+  static llvm::BasicBlock* use_block(const llvm::Use& use) {
+    auto* user = llvm::cast<llvm::Instruction>(use.getUser());
+    if (auto* phi = llvm::dyn_cast<llvm::PHINode>(user)) return phi->getIncomingBlock(use);
+    return user->getParent();
+  }
+
+  // Whether a path from one of `targets` reaches one of them again (itself included) without passing
+  // through `def`: then copies of an instruction of `def` placed in them could run more often than it did.
+  bool copies_may_repeat(llvm::BasicBlock* def, const llvm::SmallPtrSetImpl<llvm::BasicBlock*>& targets) {
+    for (llvm::BasicBlock* t : targets) {
+      llvm::SmallPtrSet<llvm::BasicBlock*, 32> seen;
+      std::vector<llvm::BasicBlock*> work(llvm::succ_begin(t), llvm::succ_end(t));
+      while (!work.empty()) {
+        llvm::BasicBlock* bb = work.back();
+        work.pop_back();
+        if (bb == def || !seen.insert(bb).second) continue;
+        if (targets.count(bb)) return true;
+        work.insert(work.end(), llvm::succ_begin(bb), llvm::succ_end(bb));
+      }
+    }
+    return false;
+  }
+
+  // A cheap pure instruction whose uses are all in other blocks is computed again in each of them (at the
+  // end of a block a phi's value comes from), when no path runs two of the copies without running the
+  // instruction's own block in between: every path then computes it at most as often as before, and those
+  // that use it nowhere (a loop's fast path, when only exits and back edges read a flag) not at all.
+  // Repeated until none is left, so the instructions that only those copies use follow them.
+  bool sink_to_rarer_uses() {
     bool changed = false;
     for (bool again = true; again;) {
       again = false;
-      for (llvm::BasicBlock* bb : loop_)
-        for (llvm::Instruction& i : llvm::make_early_inc_range(llvm::reverse(*bb))) {
+      for (llvm::BasicBlock& bb : f_)
+        for (llvm::Instruction& i : llvm::make_early_inc_range(llvm::reverse(bb))) {
           if (!movable(i) || i.use_empty()) continue;
-          if (llvm::any_of(i.users(),
-                           [&](llvm::User* u) { return in_loop(u) || llvm::isa<llvm::PHINode>(u); }))
-            continue;
-          llvm::DenseMap<llvm::BasicBlock*, llvm::Instruction*> copies;
-          for (llvm::Use& use : llvm::make_early_inc_range(i.uses())) {
-            llvm::BasicBlock* where = llvm::cast<llvm::Instruction>(use.getUser())->getParent();
-            llvm::Instruction*& copy = copies[where];
-            if (!copy) {
-              copy = i.clone();
-              copy->setName(i.getName());
-              for (llvm::Instruction& first : *where)
-                if (llvm::is_contained(first.operands(), &i)) {
-                  copy->insertBefore(&first);
-                  break;
-                }
-            }
-            use.set(copy);
+          llvm::SmallPtrSet<llvm::BasicBlock*, 8> targets;
+          bool local = false;
+          for (const llvm::Use& use : i.uses()) {
+            llvm::BasicBlock* where = use_block(use);
+            local |= where == &bb;
+            targets.insert(where);
           }
+          if (local) continue;
+          // A copy serves the blocks its block dominates too.
+          llvm::DenseMap<llvm::BasicBlock*, llvm::BasicBlock*> served_by;
+          llvm::SmallPtrSet<llvm::BasicBlock*, 8> tops;
+          for (llvm::BasicBlock* t : targets) {
+            llvm::BasicBlock* top = t;
+            for (llvm::BasicBlock* u : targets)
+              if (u != top && dt_.dominates(u, top)) top = u;
+            served_by[t] = top;
+            tops.insert(top);
+          }
+          if (copies_may_repeat(&bb, tops)) continue;
+          llvm::DenseMap<llvm::BasicBlock*, llvm::Instruction*> copies;
+          for (llvm::BasicBlock* where : tops) {
+            // Ahead of the first instruction there that reads it, or the end (for a phi's value).
+            llvm::Instruction* at = where->getTerminator();
+            for (llvm::Instruction& user : *where)
+              if (!llvm::isa<llvm::PHINode>(user) && llvm::is_contained(user.operands(), &i)) {
+                at = &user;
+                break;
+              }
+            llvm::Instruction* copy = i.clone();
+            copy->setName(i.getName());
+            copy->insertBefore(at);
+            copies[where] = copy;
+          }
+          for (llvm::Use& use : llvm::make_early_inc_range(i.uses()))
+            use.set(copies[served_by[use_block(use)]]);
           i.eraseFromParent();
           changed = again = true;
         }

@@ -12,8 +12,10 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Transforms/Utils/Local.h>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -54,6 +56,53 @@ exit_late:
 )";
 }
 
+// A loop that tests several things in turn jumps back from each test (a block with several branches to its
+// start): here two back edges, each with its own value of the flag (and of x).
+std::string two_latch_function(const std::string& name) {
+  return "define i64 @" + name + R"((ptr %s, i64 %n, i64 %stop) {
+entry:
+  %x0 = load i64, ptr %s
+  %fp = getelementptr inbounds i8, ptr %s, i64 8
+  %f0 = load i8, ptr %fp
+  br label %loop
+loop:
+  %x = phi i64 [ %x0, %entry ], [ %x1, %latch_a ], [ %x2, %latch_b ]
+  %flag = phi i8 [ %f0, %entry ], [ %za8, %latch_a ], [ %zb8, %latch_b ]
+  %i = phi i64 [ %n, %entry ], [ %i1, %latch_a ], [ %i1, %latch_b ]
+  %early = icmp eq i64 %i, %stop
+  br i1 %early, label %exit_early, label %body
+body:
+  %x1 = add i64 %x, 7
+  %za = icmp ult i64 %x1, 30
+  %za8 = zext i1 %za to i8
+  %i1 = sub i64 %i, 1
+  %more = icmp ne i64 %i1, 0
+  br i1 %more, label %pick, label %exit_late
+pick:
+  %odd = and i64 %i1, 1
+  %is_odd = icmp ne i64 %odd, 0
+  br i1 %is_odd, label %latch_a, label %second
+second:
+  %x2 = mul i64 %x1, 3
+  %zb = icmp ugt i64 %x2, 100
+  %zb8 = zext i1 %zb to i8
+  br label %latch_b
+latch_a:
+  br label %loop
+latch_b:
+  br label %loop
+exit_early:
+  store i64 %x, ptr %s
+  store i8 %flag, ptr %fp
+  ret i64 %i
+exit_late:
+  store i64 %x1, ptr %s
+  store i8 %za8, ptr %fp
+  ret i64 0
+}
+)";
+}
+
 std::unique_ptr<llvm::Module> parse(llvm::LLVMContext& ctx, const std::string& text) {
   llvm::SMDiagnostic err;
   auto m = llvm::parseAssemblyString(text, err, ctx);
@@ -70,7 +119,8 @@ void run_pass(llvm::Function& f) {
 
 bool in_loop_block(const llvm::Instruction& i) {
   const std::string name = i.getParent()->getName().str();
-  return name == "loop" || name == "body" || name == "latch";
+  return name == "loop" || name == "body" || name == "latch" || name == "pick" || name == "second" ||
+         name == "latch_a" || name == "latch_b";
 }
 
 TEST(LoopExitValues, AFlagOnlyTheExitsReadLeavesTheLoop) {
@@ -97,16 +147,119 @@ TEST(LoopExitValues, AFlagOnlyTheExitsReadLeavesTheLoop) {
   EXPECT_EQ(flag_values_in_loop, 0u);
 }
 
+TEST(LoopExitValues, WithTwoBackEdgesTheFlagLeavesTheLoopToo) {
+  llvm::LLVMContext ctx;
+  auto m = parse(ctx, two_latch_function("f"));
+  ASSERT_TRUE(m);
+  llvm::Function& f = *m->getFunction("f");
+  run_pass(f);
+  EXPECT_FALSE(llvm::verifyFunction(f, &llvm::errs()));
+  // What no longer has a use goes (as code generation drops it).
+  for (bool again = true; again;) {
+    again = false;
+    for (llvm::BasicBlock& bb : f)
+      for (llvm::Instruction& i : llvm::make_early_inc_range(bb))
+        if (llvm::isInstructionTriviallyDead(&i)) {
+          i.eraseFromParent();
+          again = true;
+        }
+  }
+  unsigned flag_phis = 0, entered_from_phis = 0, flag_values_in_loop = 0;
+  for (llvm::BasicBlock& bb : f)
+    for (llvm::Instruction& i : bb) {
+      if (auto* phi = llvm::dyn_cast<llvm::PHINode>(&i)) {
+        flag_phis += phi->getType()->isIntegerTy(8);
+        entered_from_phis += phi->getType()->isIntegerTy(32);
+      }
+      // The flag's computations: the compares with 30 and 100 and their widenings.
+      const std::string name = i.getName().str();
+      if (in_loop_block(i) && (llvm::isa<llvm::ZExtInst>(i) || name == "za" || name == "zb"))
+        ++flag_values_in_loop;
+    }
+  EXPECT_EQ(flag_phis, 0u);
+  EXPECT_EQ(entered_from_phis, 1u); // which back edge the iteration came from, for the exits
+  EXPECT_EQ(flag_values_in_loop, 0u);
+}
+
+// Where a value sits after the pass: the names of the blocks that compute an instruction called `name` (or a
+// copy of it: name1, name2, ...).
+std::vector<std::string> blocks_computing(llvm::Function& f, const std::string& name) {
+  std::vector<std::string> where;
+  for (llvm::BasicBlock& bb : f)
+    for (llvm::Instruction& i : bb)
+      if (i.getName().rtrim("0123456789") == name)
+        where.push_back(bb.getName().str()); // copies: c8, c81, ...
+  return where;
+}
+
+// Any block, looping or not: a flag that only side exits store is computed in each of them, not on the way
+// through, which reads it nowhere.
+TEST(LoopExitValues, AValueOnlyExitsReadIsComputedInThemNotOnTheWayThrough) {
+  llvm::LLVMContext ctx;
+  auto m = parse(ctx, R"(define i64 @f(ptr %s, i64 %a, i64 %b) {
+entry:
+  %less = icmp ult i64 %a, %b
+  %less_byte = zext i1 %less to i8
+  %fp = getelementptr inbounds i8, ptr %s, i64 8
+  %t1 = icmp eq i64 %a, 5
+  br i1 %t1, label %exit1, label %mid
+mid:
+  %t2 = icmp eq i64 %b, 7
+  br i1 %t2, label %exit2, label %through
+exit1:
+  store i8 %less_byte, ptr %fp
+  ret i64 1
+exit2:
+  store i8 %less_byte, ptr %fp
+  ret i64 2
+through:
+  ret i64 0
+}
+)");
+  ASSERT_TRUE(m);
+  llvm::Function& f = *m->getFunction("f");
+  run_pass(f);
+  EXPECT_FALSE(llvm::verifyFunction(f, &llvm::errs()));
+  EXPECT_EQ(blocks_computing(f, "less_byte"), (std::vector<std::string>{"exit1", "exit2"}));
+  EXPECT_EQ(blocks_computing(f, "less"), (std::vector<std::string>{"exit1", "exit2"}));
+}
+
+// A value that a loop reads is not moved into the loop, where it would be computed in every iteration.
+TEST(LoopExitValues, AValueALoopReadsStaysOutsideIt) {
+  llvm::LLVMContext ctx;
+  auto m = parse(ctx, R"(define i64 @f(ptr %s, i64 %a, i64 %b) {
+entry:
+  %v = mul i64 %a, 3
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+  %x = phi i64 [ 0, %entry ], [ %x1, %loop ]
+  %x1 = add i64 %x, %v
+  %i1 = add i64 %i, 1
+  %more = icmp ult i64 %i1, %b
+  br i1 %more, label %loop, label %done
+done:
+  store i64 %x1, ptr %s
+  ret i64 %i1
+}
+)");
+  ASSERT_TRUE(m);
+  llvm::Function& f = *m->getFunction("f");
+  run_pass(f);
+  EXPECT_FALSE(llvm::verifyFunction(f, &llvm::errs()));
+  EXPECT_EQ(blocks_computing(f, "v"), (std::vector<std::string>{"entry"}));
+}
+
 // Both functions, the one as written and the one after the pass, run on the host: the same return value and
 // the same state for every iteration count and every iteration the early exit may be taken in.
-TEST(LoopExitValues, TheLoopComputesWhatItDidBefore) {
+void expect_same_results(std::string (*make)(const std::string&), uint64_t max_n) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   auto jit = llvm::orc::LLJITBuilder().create();
   ASSERT_TRUE(!!jit) << llvm::toString(jit.takeError());
   for (const char* name : {"as_written", "after_pass"}) {
     auto ctx = std::make_unique<llvm::LLVMContext>();
-    auto m = parse(*ctx, loop_function(name));
+    auto m = parse(*ctx, make(name));
     ASSERT_TRUE(m);
     if (std::string(name) == "after_pass") run_pass(*m->getFunction(name));
     ASSERT_FALSE(llvm::verifyModule(*m, &llvm::errs()));
@@ -121,8 +274,8 @@ TEST(LoopExitValues, TheLoopComputesWhatItDidBefore) {
   };
   Fn want = address("as_written"), got = address("after_pass");
   ASSERT_TRUE(want && got);
-  unsigned early_exits_after_the_first_iteration = 0;
-  for (uint64_t n = 1; n <= 8; ++n)
+  unsigned early_exits_after_the_first_iteration = 0, flag_values[2] = {0, 0};
+  for (uint64_t n = 1; n <= max_n; ++n)
     for (uint64_t stop = 0; stop <= n + 1; ++stop) {
       uint64_t a[2] = {0, 5}, b[2] = {0, 5}; // x, then the flag byte (5: no value the loop sets)
       const uint64_t ra = want(a, n, stop), rb = got(b, n, stop);
@@ -130,8 +283,19 @@ TEST(LoopExitValues, TheLoopComputesWhatItDidBefore) {
       EXPECT_EQ(a[0], b[0]) << "n " << n << " stop " << stop;
       EXPECT_EQ(a[1] & 0xff, b[1] & 0xff) << "n " << n << " stop " << stop;
       early_exits_after_the_first_iteration += ra != 0 && ra < n;
+      if ((a[1] & 0xff) < 2) ++flag_values[a[1] & 1];
     }
   EXPECT_GT(early_exits_after_the_first_iteration, 10u);
+  EXPECT_GT(flag_values[0], 0u); // the exits saw the flag both clear and set
+  EXPECT_GT(flag_values[1], 0u);
+}
+
+TEST(LoopExitValues, TheLoopComputesWhatItDidBefore) {
+  expect_same_results(loop_function, 8);
+}
+
+TEST(LoopExitValues, TheLoopWithTwoBackEdgesComputesWhatItDidBefore) {
+  expect_same_results(two_latch_function, 12);
 }
 
 } // namespace
