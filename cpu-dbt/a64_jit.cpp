@@ -1081,8 +1081,9 @@ struct JitEngine::Impl {
   // IR for one block, a BlockFn (see there). Where a run ends at its budget (Core::RunEnd::AtBudget), a block
   // runs only if `limit` covers all of it; where it ends at a block boundary, a block runs if `limit` is not
   // used up, and leaves at the first block boundary it reaches past it (ends_block of the instruction just
-  // run, or a region start: the end, a side exit, or a check after such an instruction inside the block).
-  // Either way the run ends exactly where the interpreter would end it.
+  // run, or a region start: the end, a side exit, or a check after such an instruction inside the block),
+  // except at the second tier, whose blocks run whole or not at all either way (`whole_runs`). Either way
+  // the run ends exactly where the interpreter would end it.
   void build_function(llvm::LLVMContext& lctx, llvm::Module& module, const Request& req,
                       const std::string& name, BlockExit* all_exits) {
     llvm::LLVMContext* ctx = &lctx;
@@ -1126,6 +1127,10 @@ struct JitEngine::Impl {
     llvm::MDNode* unlikely = llvm::MDBuilder(*ctx).createBranchWeights(1, 1 << 20);
     llvm::MDNode* likely = llvm::MDBuilder(*ctx).createBranchWeights(1 << 20, 1);
     auto* decline = llvm::BasicBlock::Create(*ctx, "decline", f); // completed at the end
+    // A second-tier block (and each iteration of its loop) runs whole or not at all also where a run ends at
+    // a block boundary: then the budget cannot run out inside, and no path through it tests it at its
+    // internal block boundaries (the interpreter runs the few instructions past the budget instead).
+    const bool whole_runs = req.optimized && state_cache;
     {
       auto* body = llvm::BasicBlock::Create(*ctx, "body", f);
       auto* short_budget = llvm::BasicBlock::Create(*ctx, "short_budget", f);
@@ -1135,10 +1140,14 @@ struct JitEngine::Impl {
                        fp_ok, unlikely);
         b.SetInsertPoint(fp_ok);
       }
-      b.CreateCondBr(b.CreateICmpULT(limit, b.getInt64(n)), short_budget, body, unlikely);
+      b.CreateCondBr(b.CreateICmpULT(limit, b.getInt64(n)), whole_runs ? decline : short_budget, body,
+                     unlikely);
       b.SetInsertPoint(short_budget);
-      b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.run_to_boundary)), b.getInt8(0)), body,
-                     decline);
+      if (whole_runs)
+        b.CreateUnreachable();
+      else
+        b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.run_to_boundary)), b.getInt8(0)),
+                       body, decline);
       b.SetInsertPoint(body);
     }
     // A first-tier block counts its runs, so that the run loop sees where the time goes inside chains of
@@ -1577,7 +1586,8 @@ struct JitEngine::Impl {
         // write-back of the cache on the way out instead of two, and the flags the branch tested are then
         // used only on the way out, so the passes sink their computation there when nothing else reads them.
         const bool one_way_out = c.state_cache_enabled();
-        if (one_way_out) leaving = b.CreateOr(leaving, b.CreateICmpSLE(limit, b.getInt64(i + 1)));
+        if (one_way_out && !whole_runs)
+          leaving = b.CreateOr(leaving, b.CreateICmpSLE(limit, b.getInt64(i + 1)));
         b.CreateCondBr(leaving, taken, stay);
         llvm::IRBuilder<> tb(taken);
         chain(tb, target, i + 1, Targets::One);
@@ -1603,7 +1613,7 @@ struct JitEngine::Impl {
         leave_after_if(i, b.CreateICmpNE(load_attention(b, state, !req.optimized), attention), "attention");
         skip->setSuccessor(1, b.GetInsertBlock());
       }
-      if (i + 1 < n && boundary_after(i + 1)) leave_if_budget_used(i);
+      if (i + 1 < n && boundary_after(i + 1) && !whole_runs) leave_if_budget_used(i);
     }
     if (!ended) {
       uint64_t end = req.key.va + 4ull * n;
