@@ -609,6 +609,7 @@ RunResult Core::run(uint64_t budget, RunEnd end) {
   bool block_start = true;
   const bool to_boundary = end == RunEnd::AtBlockBoundary;
   run_to_boundary_ = to_boundary;
+  jit_declined_ = false;
   // Budget left, counting instructions run and exceptions taken; negative once a run to a block boundary
   // goes on past its budget.
   const int64_t budget_left = static_cast<int64_t>(std::min<uint64_t>(budget, INT64_MAX));
@@ -637,7 +638,7 @@ RunResult Core::run(uint64_t budget, RunEnd end) {
     // Translated blocks also end at region boundaries: straight-line code longer than a region is a
     // chain of blocks, whichever instruction the interpreter entered it at.
     if (jit_ && (block_start || !(PC & (JitEngine::kRegionBytes - 1))) && !(a & kAttnDebug) &&
-        (left == budget_left || jit_->worth_a_try(PC, el_))) {
+        !jit_declined_ && (left == budget_left || jit_->worth_a_try(PC, el_))) {
       uint32_t k = 0;
       bool faulted = false, at_boundary = true;
       if (jit_->try_run(*this, static_cast<uint64_t>(left), a, k, faulted, at_boundary)) {

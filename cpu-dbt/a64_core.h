@@ -353,6 +353,9 @@ private:
   std::vector<uint64_t> breakpoints_;
   bool in_block_ = false;          // a translated block is running (JitEngine::try_run)
   bool run_to_boundary_ = false;   // this run() ends at a block boundary: blocks run even past the budget
+  // A block declined the budget left in this run() (second-tier blocks run whole or not at all): the run
+  // loop interprets the rest of the run rather than asking for a block at each block start.
+  bool jit_declined_ = false;
   uint64_t* block_runs_ = nullptr; // --cpu-stats with a JIT tier: runs of each translated block, by its slot
   uint64_t block_done_ = 0; // in a block: instructions its chain retired before the one calling a helper
   uint64_t wrapper_result_ = 0; // a block's slow-path load: the value (JitEngine's memory wrappers)

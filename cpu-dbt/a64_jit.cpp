@@ -2735,6 +2735,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     // A block longer than the budget left declines; the interpreter runs to the budget's end.
     if (total == before) {
       ++im.chain_ends.declined;
+      c.jit_declined_ = true;
       break;
     }
     at_boundary = (r & kAtBoundary) != 0;
