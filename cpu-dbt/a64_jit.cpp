@@ -1133,21 +1133,19 @@ struct JitEngine::Impl {
     const bool whole_runs = req.optimized && state_cache;
     {
       auto* body = llvm::BasicBlock::Create(*ctx, "body", f);
-      auto* short_budget = llvm::BasicBlock::Create(*ctx, "short_budget", f);
+      auto* short_budget = whole_runs ? decline : llvm::BasicBlock::Create(*ctx, "short_budget", f);
       if (has_fp) {
         auto* fp_ok = llvm::BasicBlock::Create(*ctx, "fp_ok", f);
         b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.fp_trap)), b.getInt8(0)), decline,
                        fp_ok, unlikely);
         b.SetInsertPoint(fp_ok);
       }
-      b.CreateCondBr(b.CreateICmpULT(limit, b.getInt64(n)), whole_runs ? decline : short_budget, body,
-                     unlikely);
-      b.SetInsertPoint(short_budget);
-      if (whole_runs)
-        b.CreateUnreachable();
-      else
+      b.CreateCondBr(b.CreateICmpULT(limit, b.getInt64(n)), short_budget, body, unlikely);
+      if (!whole_runs) {
+        b.SetInsertPoint(short_budget);
         b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.run_to_boundary)), b.getInt8(0)),
                        body, decline);
+      }
       b.SetInsertPoint(body);
     }
     // A first-tier block counts its runs, so that the run loop sees where the time goes inside chains of
@@ -1365,10 +1363,6 @@ struct JitEngine::Impl {
       // chain began. A jump back to this block's start loops here; every other way out writes the state
       // cache back once, before the slots are tried. (The loop's tests are branches of their own: as one
       // conjunction, code generation made each of its truth values in a register, then their AND.)
-      auto go_on_here = [&] {
-        return eb.CreateAnd(eb.CreateICmpSGT(left, eb.getInt64(0)),
-                            eb.CreateICmpEQ(load_attention(eb, state), attention));
-      };
       auto* out = llvm::BasicBlock::Create(*ctx, "out", f);
       auto* leave = llvm::BasicBlock::Create(*ctx, "leave", f);
       // (An indirect branch, which rarely goes there, does not loop in a block that already does: a second
@@ -1396,7 +1390,9 @@ struct JitEngine::Impl {
       store64(eb, pc_off, target);
       write_back(eb);
       auto* probe = llvm::BasicBlock::Create(*ctx, "probe", f);
-      eb.CreateCondBr(go_on_here(), probe, out, likely);
+      llvm::Value* go_on = eb.CreateAnd(eb.CreateICmpSGT(left, eb.getInt64(0)),
+                                        eb.CreateICmpEQ(load_attention(eb, state), attention));
+      eb.CreateCondBr(go_on, probe, out, likely);
       eb.SetInsertPoint(probe);
       llvm::Value* gen = eb.CreateLoad(i64, host_ptr(eb, &cache_gen));
       auto field = [&](const void* p) { return eb.CreateLoad(i64, host_ptr(eb, p)); };
