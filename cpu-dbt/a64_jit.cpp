@@ -7,6 +7,7 @@
 #include "cpu-dbt/a64_core.h"
 #include "cpu-dbt/baseline.h"
 #include "cpu-dbt/jit_loop_exits.h"
+#include "cpu-dbt/jit_round_trips.h"
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -2028,6 +2029,9 @@ struct JitEngine::Impl {
       }
       fpm.addPass(llvm::DSEPass());
       fpm.addPass(llvm::SimplifyCFGPass()); // branches folding decided (e.g. a same-page exit)
+      // Flags and NPC stored and read back (the InstCombine folds this tier needs most; cpu-dbt/README.md
+      // "First tier: flags read back"). VPLAT_JIT_ROUND_TRIPS=0: off, for comparisons.
+      if (!full && env_on("VPLAT_JIT_ROUND_TRIPS")) fpm.addPass(BooleanRoundTrips());
       if (at_none) {
         fpm.addPass(AddressesWhereUsed());
         fpm.addPass(SplitConjunctions());
