@@ -38,6 +38,7 @@
 #include <llvm/Transforms/Scalar/JumpThreading.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
+#include <llvm/Transforms/Utils/Local.h>
 #include <mutex>
 #include <thread>
 #include <unistd.h>
@@ -1866,6 +1867,33 @@ struct JitEngine::Impl {
     }
   };
 
+  // NPC: a branch stores the next PC and its block reads it back as a value (the exits store PC); the run
+  // loop sets it before each instruction it interprets, and no helper reads it. So where a first-tier
+  // block loads none of it back (EarlyCSE forwarded them all), its stores of it are dead: one per branch.
+  // (The second tier keeps NPC in an SSA value only, see set_local_only.)
+  struct NextPcStores : llvm::PassInfoMixin<NextPcStores> {
+    llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
+      std::vector<llvm::StoreInst*> stores;
+      for (llvm::User* u : f.getArg(0)->users()) {
+        auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(u);
+        if (!gep || gep->getNumIndices() != 1 || !gep->getSourceElementType()->isIntegerTy(8)) continue;
+        auto* k = llvm::dyn_cast<llvm::ConstantInt>(gep->getOperand(1));
+        if (!k || k->getZExtValue() != offsetof(g::State, NPC)) continue;
+        for (llvm::User* a : gep->users()) {
+          auto* st = llvm::dyn_cast<llvm::StoreInst>(a);
+          if (!st || st->getPointerOperand() != gep || !st->isSimple()) return llvm::PreservedAnalyses::all();
+          stores.push_back(st);
+        }
+      }
+      for (llvm::StoreInst* st : stores) {
+        llvm::Value* v = st->getValueOperand();
+        st->eraseFromParent();
+        llvm::RecursivelyDeleteTriviallyDeadInstructions(v);
+      }
+      return stores.empty() ? llvm::PreservedAnalyses::all() : llvm::PreservedAnalyses::none();
+    }
+  };
+
   // Fast instruction selection folds an address computation into a load or store only within one basic
   // block, and at CodeGenOpt::None nothing sinks it there (CodeGenPrepare does at the other levels):
   // EarlyCSE leaves one computation of each state field's address (and of each TLB entry's), used in many
@@ -2032,6 +2060,8 @@ struct JitEngine::Impl {
       // Flags and NPC stored and read back (the InstCombine folds this tier needs most; cpu-dbt/README.md
       // "First tier: flags read back"). VPLAT_JIT_ROUND_TRIPS=0: off, for comparisons.
       if (!full && env_on("VPLAT_JIT_ROUND_TRIPS")) fpm.addPass(BooleanRoundTrips());
+      // VPLAT_JIT_NPC_STORES=1: the first tier keeps them (for comparisons).
+      if (!full && !std::getenv("VPLAT_JIT_NPC_STORES")) fpm.addPass(NextPcStores());
       if (at_none) {
         fpm.addPass(AddressesWhereUsed());
         fpm.addPass(SplitConjunctions());
