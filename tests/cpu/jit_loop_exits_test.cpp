@@ -1,17 +1,14 @@
 // The second tier's pass for blocks that loop (cpu-dbt/jit_loop_exits.h): a flag that only the loop's exits
 // read is no longer computed in the loop, and the function computes what it did before, for every way out.
 #include "cpu-dbt/jit_loop_exits.h"
+#include "tests/cpu/ir_pass_test_support.h"
 #include <cstdint>
 #include <gtest/gtest.h>
-#include <llvm/AsmParser/Parser.h>
-#include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/SourceMgr.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Transforms/Utils/Local.h>
 #include <memory>
 #include <string>
@@ -104,10 +101,7 @@ exit_late:
 }
 
 std::unique_ptr<llvm::Module> parse(llvm::LLVMContext& ctx, const std::string& text) {
-  llvm::SMDiagnostic err;
-  auto m = llvm::parseAssemblyString(text, err, ctx);
-  EXPECT_TRUE(m) << err.getMessage().str();
-  return m;
+  return vplat::test::parse_ir(ctx, text);
 }
 
 void run_pass(llvm::Function& f) {
@@ -253,26 +247,9 @@ done:
 // Both functions, the one as written and the one after the pass, run on the host: the same return value and
 // the same state for every iteration count and every iteration the early exit may be taken in.
 void expect_same_results(std::string (*make)(const std::string&), uint64_t max_n) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  auto jit = llvm::orc::LLJITBuilder().create();
-  ASSERT_TRUE(!!jit) << llvm::toString(jit.takeError());
-  for (const char* name : {"as_written", "after_pass"}) {
-    auto ctx = std::make_unique<llvm::LLVMContext>();
-    auto m = parse(*ctx, make(name));
-    ASSERT_TRUE(m);
-    if (std::string(name) == "after_pass") run_pass(*m->getFunction(name));
-    ASSERT_FALSE(llvm::verifyModule(*m, &llvm::errs()));
-    auto err = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx)));
-    ASSERT_FALSE(err) << llvm::toString(std::move(err));
-  }
   using Fn = uint64_t (*)(uint64_t*, uint64_t, uint64_t);
-  auto address = [&](const char* name) {
-    auto sym = (*jit)->lookup(name);
-    EXPECT_TRUE(!!sym);
-    return sym ? sym->toPtr<Fn>() : nullptr;
-  };
-  Fn want = address("as_written"), got = address("after_pass");
+  auto code = vplat::test::compile_before_and_after<Fn>(make, run_pass);
+  Fn want = code.as_written, got = code.after_pass;
   ASSERT_TRUE(want && got);
   unsigned early_exits_after_the_first_iteration = 0, flag_values[2] = {0, 0};
   for (uint64_t n = 1; n <= max_n; ++n)

@@ -2,17 +2,14 @@
 // conditional branch tests the compares themselves, not the flag bytes stored from them, and the function
 // computes what it did before.
 #include "cpu-dbt/jit_round_trips.h"
+#include "tests/cpu/ir_pass_test_support.h"
 #include <cstdint>
 #include <gtest/gtest.h>
-#include <llvm/AsmParser/Parser.h>
-#include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/SourceMgr.h>
-#include <llvm/Support/TargetSelect.h>
 #include <memory>
 #include <string>
 
@@ -60,10 +57,7 @@ n:
 }
 
 std::unique_ptr<llvm::Module> parse(llvm::LLVMContext& ctx, const std::string& text) {
-  llvm::SMDiagnostic err;
-  auto m = llvm::parseAssemblyString(text, err, ctx);
-  EXPECT_TRUE(m) << err.getMessage().str();
-  return m;
+  return vplat::test::parse_ir(ctx, text);
 }
 
 void run_pass(llvm::Function& f) {
@@ -102,26 +96,9 @@ TEST(BooleanRoundTrips, TheBranchTestsTheComparesNotTheStoredFlags) {
 // Both functions, as written and after the pass, run on the host: the same result and the same state for
 // operands equal, below and above each other.
 TEST(BooleanRoundTrips, TheFunctionComputesWhatItDidBefore) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  auto jit = llvm::orc::LLJITBuilder().create();
-  ASSERT_TRUE(!!jit) << llvm::toString(jit.takeError());
-  for (const char* name : {"as_written", "after_pass"}) {
-    auto ctx = std::make_unique<llvm::LLVMContext>();
-    auto m = parse(*ctx, compare_and_branch(name));
-    ASSERT_TRUE(m);
-    if (std::string(name) == "after_pass") run_pass(*m->getFunction(name));
-    ASSERT_FALSE(llvm::verifyModule(*m, &llvm::errs()));
-    auto err = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx)));
-    ASSERT_FALSE(err) << llvm::toString(std::move(err));
-  }
   using Fn = uint64_t (*)(uint64_t*, uint64_t, uint64_t);
-  auto address = [&](const char* name) {
-    auto sym = (*jit)->lookup(name);
-    EXPECT_TRUE(!!sym);
-    return sym ? sym->toPtr<Fn>() : nullptr;
-  };
-  Fn want = address("as_written"), got = address("after_pass");
+  auto code = vplat::test::compile_before_and_after<Fn>(compare_and_branch, run_pass);
+  Fn want = code.as_written, got = code.after_pass;
   ASSERT_TRUE(want && got);
   unsigned taken = 0;
   for (uint64_t a : {0ull, 1ull, 5ull, ~0ull})
