@@ -9,6 +9,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/TargetSelect.h>
 #include <memory>
@@ -21,6 +22,14 @@ inline std::unique_ptr<llvm::Module> parse_ir(llvm::LLVMContext& ctx, const std:
   auto m = llvm::parseAssemblyString(text, err, ctx);
   EXPECT_TRUE(m) << err.getMessage().str();
   return m;
+}
+
+// Runs function pass `Pass` on `f` as the JIT tier's pipeline would.
+template <typename Pass> void run_function_pass(llvm::Function& f) {
+  llvm::FunctionAnalysisManager fam;
+  llvm::PassBuilder pb;
+  pb.registerFunctionAnalyses(fam);
+  Pass().run(f, fam);
 }
 
 // `make(name)` is the IR of a function called `name`; "as_written" is compiled as it is, "after_pass" after

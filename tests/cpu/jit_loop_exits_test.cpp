@@ -8,7 +8,6 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/Utils/Local.h>
 #include <memory>
 #include <string>
@@ -100,15 +99,10 @@ exit_late:
 )";
 }
 
-std::unique_ptr<llvm::Module> parse(llvm::LLVMContext& ctx, const std::string& text) {
-  return vplat::test::parse_ir(ctx, text);
-}
+using vplat::test::parse_ir;
 
 void run_pass(llvm::Function& f) {
-  llvm::FunctionAnalysisManager fam;
-  llvm::PassBuilder pb;
-  pb.registerFunctionAnalyses(fam);
-  vplat::cpu::LoopExitValues().run(f, fam);
+  vplat::test::run_function_pass<vplat::cpu::LoopExitValues>(f);
 }
 
 bool in_loop_block(const llvm::Instruction& i) {
@@ -119,7 +113,7 @@ bool in_loop_block(const llvm::Instruction& i) {
 
 TEST(LoopExitValues, AFlagOnlyTheExitsReadLeavesTheLoop) {
   llvm::LLVMContext ctx;
-  auto m = parse(ctx, loop_function("f"));
+  auto m = parse_ir(ctx, loop_function("f"));
   ASSERT_TRUE(m);
   llvm::Function& f = *m->getFunction("f");
   run_pass(f);
@@ -143,7 +137,7 @@ TEST(LoopExitValues, AFlagOnlyTheExitsReadLeavesTheLoop) {
 
 TEST(LoopExitValues, WithTwoBackEdgesTheFlagLeavesTheLoopToo) {
   llvm::LLVMContext ctx;
-  auto m = parse(ctx, two_latch_function("f"));
+  auto m = parse_ir(ctx, two_latch_function("f"));
   ASSERT_TRUE(m);
   llvm::Function& f = *m->getFunction("f");
   run_pass(f);
@@ -190,7 +184,7 @@ std::vector<std::string> blocks_computing(llvm::Function& f, const std::string& 
 // through, which reads it nowhere.
 TEST(LoopExitValues, AValueOnlyExitsReadIsComputedInThemNotOnTheWayThrough) {
   llvm::LLVMContext ctx;
-  auto m = parse(ctx, R"(define i64 @f(ptr %s, i64 %a, i64 %b) {
+  auto m = parse_ir(ctx, R"(define i64 @f(ptr %s, i64 %a, i64 %b) {
 entry:
   %less = icmp ult i64 %a, %b
   %less_byte = zext i1 %less to i8
@@ -221,7 +215,7 @@ through:
 // A value that a loop reads is not moved into the loop, where it would be computed in every iteration.
 TEST(LoopExitValues, AValueALoopReadsStaysOutsideIt) {
   llvm::LLVMContext ctx;
-  auto m = parse(ctx, R"(define i64 @f(ptr %s, i64 %a, i64 %b) {
+  auto m = parse_ir(ctx, R"(define i64 @f(ptr %s, i64 %a, i64 %b) {
 entry:
   %v = mul i64 %a, 3
   br label %loop

@@ -9,7 +9,6 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <memory>
 #include <string>
 
@@ -56,20 +55,15 @@ n:
 )";
 }
 
-std::unique_ptr<llvm::Module> parse(llvm::LLVMContext& ctx, const std::string& text) {
-  return vplat::test::parse_ir(ctx, text);
-}
+using vplat::test::parse_ir;
 
 void run_pass(llvm::Function& f) {
-  llvm::FunctionAnalysisManager fam;
-  llvm::PassBuilder pb;
-  pb.registerFunctionAnalyses(fam);
-  vplat::cpu::BooleanRoundTrips().run(f, fam);
+  vplat::test::run_function_pass<vplat::cpu::BooleanRoundTrips>(f);
 }
 
 TEST(BooleanRoundTrips, TheBranchTestsTheComparesNotTheStoredFlags) {
   llvm::LLVMContext ctx;
-  auto m = parse(ctx, compare_and_branch("f"));
+  auto m = parse_ir(ctx, compare_and_branch("f"));
   ASSERT_TRUE(m);
   llvm::Function& f = *m->getFunction("f");
   run_pass(f);
