@@ -1,4 +1,5 @@
 #include "cpu-dbt/jit_round_trips.h"
+#include <llvm/ADT/DenseMap.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/ValueHandle.h>
@@ -32,20 +33,19 @@ llvm::PreservedAnalyses BooleanRoundTrips::run(llvm::Function& f, llvm::Function
   std::vector<llvm::WeakTrackingVH> dead;
   for (llvm::BasicBlock& bb : f) {
     llvm::StoreInst* last_store = nullptr; // the last instruction that touched memory, if a plain store
-    std::vector<llvm::StoreInst*> unread;  // stores nothing read since
+    // The last store to each address that nothing has read since.
+    llvm::SmallDenseMap<llvm::Value*, llvm::StoreInst*, 16> unread;
     for (llvm::Instruction& inst : bb) {
       if (auto* st = llvm::dyn_cast<llvm::StoreInst>(&inst); st && st->isSimple()) {
         // A store that the next one to the same address overwrites before anything reads memory.
-        for (llvm::StoreInst*& earlier : unread)
-          if (earlier && earlier->getPointerOperand() == st->getPointerOperand() &&
-              earlier->getValueOperand()->getType() == st->getValueOperand()->getType()) {
-            llvm::Value* stored = earlier->getValueOperand();
-            earlier->eraseFromParent();
-            if (llvm::isa<llvm::Instruction>(stored)) dead.push_back(stored);
-            earlier = nullptr;
-            changed = true;
-          }
-        unread.push_back(st);
+        llvm::StoreInst*& earlier = unread[st->getPointerOperand()];
+        if (earlier && earlier->getValueOperand()->getType() == st->getValueOperand()->getType()) {
+          llvm::Value* stored = earlier->getValueOperand();
+          earlier->eraseFromParent();
+          if (llvm::isa<llvm::Instruction>(stored)) dead.push_back(stored);
+          changed = true;
+        }
+        earlier = st;
       } else if (inst.mayReadOrWriteMemory()) {
         unread.clear();
       }
