@@ -8,6 +8,7 @@
 #include "cpu-dbt/baseline.h"
 #include "cpu-dbt/jit_loop_exits.h"
 #include "cpu-dbt/jit_round_trips.h"
+#include "cpu-dbt/jit_state_stores.h"
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -2055,7 +2056,12 @@ struct JitEngine::Impl {
         fpm.addPass(llvm::EarlyCSEPass(true));
         fpm.addPass(NarrowLoads());
       }
-      fpm.addPass(llvm::DSEPass());
+      // The first tier removes overwritten stores of the state only, without MemorySSA (cpu-dbt/README.md
+      // "First tier: state stores overwritten"); VPLAT_JIT_T1_DSE=1: LLVM's DSE instead, for comparisons.
+      if (full || std::getenv("VPLAT_JIT_T1_DSE"))
+        fpm.addPass(llvm::DSEPass());
+      else
+        fpm.addPass(OverwrittenStateStores());
       fpm.addPass(llvm::SimplifyCFGPass()); // branches folding decided (e.g. a same-page exit)
       // Flags and NPC stored and read back (the InstCombine folds this tier needs most; cpu-dbt/README.md
       // "First tier: flags read back"). VPLAT_JIT_ROUND_TRIPS=0: off, for comparisons.
