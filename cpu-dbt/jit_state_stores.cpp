@@ -75,7 +75,8 @@ public:
         if (!r) continue; // stores elsewhere read nothing
         if (covered(spans, r->first, r->second)) {
           if (erase) {
-            if (auto* v = llvm::dyn_cast<llvm::Instruction>(st->getValueOperand())) dead.push_back(v);
+            for (llvm::Value* operand : {st->getValueOperand(), st->getPointerOperand()})
+              if (auto* v = llvm::dyn_cast<llvm::Instruction>(operand)) dead.push_back(v);
             st->eraseFromParent();
             ++erased;
           }
@@ -105,7 +106,7 @@ public:
     }
   }
 
-  std::vector<llvm::WeakTrackingVH> dead; // stored values whose store went
+  std::vector<llvm::WeakTrackingVH> dead; // stored values and addresses whose store went
   unsigned erased = 0;
 
 private:
