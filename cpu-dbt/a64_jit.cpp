@@ -8,6 +8,7 @@
 #include "cpu-dbt/baseline.h"
 #include "cpu-dbt/jit_loop_exits.h"
 #include "cpu-dbt/jit_round_trips.h"
+#include "cpu-dbt/jit_state_alias.h"
 #include "cpu-dbt/jit_state_stores.h"
 #include <algorithm>
 #include <array>
@@ -19,6 +20,10 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
+#include <llvm/Analysis/AliasAnalysis.h>
+#include <llvm/Analysis/BasicAliasAnalysis.h>
+#include <llvm/Analysis/ScopedNoAliasAA.h>
+#include <llvm/Analysis/TypeBasedAliasAnalysis.h>
 #include <llvm/CodeGen/Passes.h>
 #include <llvm/CodeGen/RegAllocRegistry.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -2014,6 +2019,19 @@ struct JitEngine::Impl {
     llvm::FunctionPassManager fpm;
     // `at_none`: a first-tier module for code generation at CodeGenOpt::None (the backlog's).
     Optimizer(bool full, bool at_none) {
+      // Alias queries about the state answered from its offsets first (jit_state_alias.h); the default
+      // analyses after it (registered first, this pipeline replaces the default one). VPLAT_JIT_STATE_AA=0:
+      // LLVM's default alias analyses only, for comparisons.
+      fam.registerPass([] { return StateAlias(); });
+      if (env_on("VPLAT_JIT_STATE_AA"))
+        fam.registerPass([] {
+          llvm::AAManager aa;
+          aa.registerFunctionAnalysis<StateAlias>();
+          aa.registerFunctionAnalysis<llvm::ScopedNoAliasAA>();
+          aa.registerFunctionAnalysis<llvm::BasicAA>();
+          aa.registerFunctionAnalysis<llvm::TypeBasedAA>();
+          return aa;
+        });
       pb.registerModuleAnalyses(mam);
       pb.registerCGSCCAnalyses(cgam);
       pb.registerFunctionAnalyses(fam);
