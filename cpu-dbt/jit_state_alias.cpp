@@ -3,16 +3,11 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
-#include <optional>
-#include <utility>
 
 namespace vplat::cpu {
 
 llvm::AnalysisKey StateAlias::Key;
 
-namespace {
-
-// The state argument and the constant offset from it that `ptr` is, if it is one.
 std::optional<std::pair<const llvm::Argument*, uint64_t>> state_offset(const llvm::Value* ptr) {
   uint64_t offset = 0;
   if (auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(ptr)) {
@@ -25,8 +20,6 @@ std::optional<std::pair<const llvm::Argument*, uint64_t>> state_offset(const llv
   if (!arg || arg->getArgNo() != 0) return std::nullopt;
   return std::make_pair(arg, offset);
 }
-
-} // namespace
 
 llvm::AliasResult StateAliasResult::alias(const llvm::MemoryLocation& a, const llvm::MemoryLocation& b,
                                           llvm::AAQueryInfo&, const llvm::Instruction*) {

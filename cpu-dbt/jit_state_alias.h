@@ -2,9 +2,18 @@
 #pragma once
 
 #include <llvm/Analysis/AliasAnalysis.h>
+#include <llvm/IR/Argument.h>
 #include <llvm/IR/PassManager.h>
 
+#include <cstdint>
+#include <optional>
+#include <utility>
+
 namespace vplat::cpu {
+
+// The argument and offset of an address of the state: a block function's first argument itself, or a
+// `getelementptr i8` of it by a constant that is not negative. Nothing for any other address.
+std::optional<std::pair<const llvm::Argument*, uint64_t>> state_offset(const llvm::Value* ptr);
 
 // Every block function takes the state as its first argument, and nearly all its loads and stores of the
 // state are at a constant offset from it (`getelementptr inbounds i8, ptr %state, i64 C`). Two such accesses

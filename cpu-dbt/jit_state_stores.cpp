@@ -1,4 +1,5 @@
 #include "cpu-dbt/jit_state_stores.h"
+#include "cpu-dbt/jit_state_alias.h"
 #include <algorithm>
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/PostOrderIterator.h>
@@ -44,18 +45,9 @@ public:
 
   // The bytes of the state that `ptr` addresses with `type`: the state itself or a constant offset from it.
   std::optional<std::pair<uint64_t, uint64_t>> range(llvm::Value* ptr, llvm::Type* type) const {
-    if (!state_) return std::nullopt;
-    uint64_t offset = 0;
-    if (auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(ptr)) {
-      auto* k = gep->getNumIndices() == 1 ? llvm::dyn_cast<llvm::ConstantInt>(gep->getOperand(1)) : nullptr;
-      if (!k || k->isNegative() || gep->getPointerOperand() != state_ ||
-          !gep->getSourceElementType()->isIntegerTy(8))
-        return std::nullopt;
-      offset = k->getZExtValue();
-    } else if (ptr != state_) {
-      return std::nullopt;
-    }
-    return std::make_pair(offset, offset + dl_.getTypeStoreSize(type).getFixedValue());
+    auto at = state_offset(ptr);
+    if (!at || at->first != state_) return std::nullopt;
+    return std::make_pair(at->second, at->second + dl_.getTypeStoreSize(type).getFixedValue());
   }
 
   // Walks `bb` backward from `spans` (what every way on from it overwrites first) to what it and every way
