@@ -50,6 +50,9 @@ std::string help_text() {
          "                      virtual second (50..2500, a multiple of 50; default 1000: a 1 GHz core\n"
          "                      retiring one instruction per cycle; 50 is one 50 MHz timer tick per\n"
          "                      instruction)\n"
+         "  --rng-seed S        seed for the guest kernel's random number generator, passed as the device\n"
+         "                      tree's /chosen/rng-seed as boot firmware does: a number (default 0: the\n"
+         "                      same 32 bytes every boot, so runs repeat), random (from the host) or none\n"
          "Guest images:\n"
          "  --kernel FILE       Linux arm64 Image (raw or gzip)\n"
          "  --initrd FILE       initial ramdisk\n"
@@ -98,6 +101,20 @@ std::optional<unsigned long> parse_uint(const std::string& t) {
   for (char c : t)
     if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
   return std::stoul(t);
+}
+
+// Decimal, or hexadecimal after 0x; the whole text, at most 64 bits.
+std::optional<uint64_t> parse_u64(const std::string& t) {
+  const bool hex = t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+  const std::string digits = hex ? t.substr(2) : t;
+  if (digits.empty()) return std::nullopt;
+  for (char c : digits)
+    if (!(hex ? std::isxdigit(static_cast<unsigned char>(c)) : std::isdigit(static_cast<unsigned char>(c))))
+      return std::nullopt;
+  errno = 0;
+  const unsigned long long v = std::strtoull(digits.c_str(), nullptr, hex ? 16 : 10);
+  if (errno) return std::nullopt;
+  return v;
 }
 
 } // namespace
@@ -271,6 +288,22 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
       }
       o.gpu_clock_mhz = static_cast<unsigned>(*n);
       gpu_timing_given = true;
+    } else if (a == "--rng-seed") {
+      if (!value(v)) return std::nullopt;
+      if (v == "random") {
+        o.rng_seed = Options::RngSeed::Random;
+      } else if (v == "none") {
+        o.rng_seed = Options::RngSeed::None;
+      } else {
+        auto n = parse_u64(v);
+        if (!n) {
+          error =
+              "--rng-seed needs a number (decimal or 0x hex, up to 64 bits), random or none, not '" + v + "'";
+          return std::nullopt;
+        }
+        o.rng_seed = Options::RngSeed::Number;
+        o.rng_seed_number = *n;
+      }
     } else if (a == "--gdb") {
       if (!value(v)) return std::nullopt;
       auto n = parse_uint(v);

@@ -25,6 +25,13 @@ struct Options {
   // --cpu-mips N: instructions per second of virtual time each CPU retires, in millions (a multiple of 50:
   // a whole number of instructions per tick of the 50 MHz generic timer).
   unsigned cpu_mips = 1000;
+  // --rng-seed N|random|none: the seed the board's boot firmware hands the kernel (/chosen/rng-seed, 32
+  // bytes). Linux credits it to its random pool, so its CRNG is ready from the first instruction instead of
+  // hashing its pool again at every request for random bytes while it gathers entropy from interrupts. A
+  // number gives the same bytes every boot (runs repeat); `random` takes them from the host.
+  enum class RngSeed { Number, Random, None };
+  RngSeed rng_seed = RngSeed::Number;
+  uint64_t rng_seed_number = 0;
   // Statistics (instrumentation/README.md): --stats FILE.json, --stats-summary (text on stderr at exit),
   // --stats-csv DIR, --trace-timeline FILE (Chrome trace events), --cpu-stats (per-mnemonic CPU histogram).
   std::string stats_file, stats_csv, trace_timeline;

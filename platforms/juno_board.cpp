@@ -1,5 +1,6 @@
 #include "platforms/juno_board.h"
 #include <cstdio>
+#include <random>
 #include <stdexcept>
 extern "C" {
 #include <libfdt.h>
@@ -33,6 +34,9 @@ public:
       all += '\0';
     }
     check(fdt_property(buf_.data(), name, all.data(), static_cast<int>(all.size())));
+  }
+  void bytes(const char* name, const std::vector<uint8_t>& data) {
+    check(fdt_property(buf_.data(), name, data.data(), static_cast<int>(data.size())));
   }
   void cells(const char* name, std::initializer_list<uint32_t> list) { cells(name, std::vector<uint32_t>(list)); }
   void cells(const char* name, const std::vector<uint32_t>& list) {
@@ -76,6 +80,30 @@ void fixed_clock(Writer& w, const char* name, uint32_t hz, uint32_t phandle) {
 
 } // namespace
 
+std::vector<uint8_t> rng_seed_bytes(uint64_t seed) {
+  std::vector<uint8_t> out;
+  uint64_t state = seed;
+  for (int i = 0; i < 4; ++i) {
+    state += 0x9e3779b97f4a7c15ull;
+    uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    for (int b = 56; b >= 0; b -= 8) out.push_back(static_cast<uint8_t>(z >> b));
+  }
+  return out;
+}
+
+std::vector<uint8_t> host_rng_seed_bytes() {
+  std::random_device host;
+  std::vector<uint8_t> out;
+  while (out.size() < 32) {
+    const uint32_t v = host();
+    for (int b = 24; b >= 0; b -= 8) out.push_back(static_cast<uint8_t>(v >> b));
+  }
+  return out;
+}
+
 std::vector<std::pair<uint64_t, uint64_t>> ram_banks(uint64_t ram_size) {
   std::vector<std::pair<uint64_t, uint64_t>> banks;
   uint64_t first = ram_size < kDram0Size ? ram_size : kDram0Size;
@@ -100,6 +128,7 @@ std::vector<uint8_t> build_dtb(const DtbConfig& c) {
   w.begin("chosen");
   w.prop("stdout-path", std::string("serial0:115200n8"));
   if (!c.bootargs.empty()) w.prop("bootargs", c.bootargs);
+  if (!c.rng_seed.empty()) w.bytes("rng-seed", c.rng_seed);
   if (c.initrd) {
     w.cells("linux,initrd-start", {Writer::hi(c.initrd->first), Writer::lo(c.initrd->first)});
     w.cells("linux,initrd-end", {Writer::hi(c.initrd->second), Writer::lo(c.initrd->second)});

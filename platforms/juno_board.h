@@ -51,7 +51,15 @@ struct DtbConfig {
   std::optional<std::pair<uint64_t, uint64_t>> initrd; // [start, end)
   bool virtio_disk = false;
   bool gpu = false;
+  std::vector<uint8_t> rng_seed; // /chosen/rng-seed; none when empty
 };
+
+// The seed bytes boot firmware would hand the kernel, from a number: 32 bytes, the first four outputs of
+// SplitMix64 started at `seed`, each big-endian. Any well-mixed expansion would do; this one is easy to
+// check independently.
+std::vector<uint8_t> rng_seed_bytes(uint64_t seed);
+// 32 bytes from the host's entropy source (std::random_device).
+std::vector<uint8_t> host_rng_seed_bytes();
 
 // RAM banks for a given RAM size: DRAM0 first, the rest in DRAM1.
 std::vector<std::pair<uint64_t, uint64_t>> ram_banks(uint64_t ram_size);

@@ -34,6 +34,26 @@ static_assert(juno::kGpuClockHz == gpu::MaliG71::kGpuClockHz,
               "the DT clock and the GPU's cycle counter disagree");
 } // namespace
 
+juno::DtbConfig dtb_config(const Options& o) {
+  juno::DtbConfig c;
+  c.cpus = o.smp;
+  c.ram_size = o.memory;
+  c.bootargs = o.append;
+  c.virtio_disk = !o.disk.empty();
+  c.gpu = o.gpu;
+  switch (o.rng_seed) {
+  case Options::RngSeed::Number:
+    c.rng_seed = juno::rng_seed_bytes(o.rng_seed_number);
+    break;
+  case Options::RngSeed::Random:
+    c.rng_seed = juno::host_rng_seed_bytes();
+    break;
+  case Options::RngSeed::None:
+    break;
+  }
+  return c;
+}
+
 JunoMachine::JunoMachine(const Options& options)
     : options_(options), clock_(options.cpu_mips * 1'000'000 / dev::VirtualClock::kFrequency) {}
 
@@ -195,10 +215,8 @@ bool JunoMachine::load(std::string& error) {
     }
     initrd = std::move(*data);
   }
-  juno::DtbConfig dc;
+  juno::DtbConfig dc = dtb_config(options_);
   dc.cpus = n;
-  dc.ram_size = options_.memory;
-  dc.bootargs = options_.append;
   dc.virtio_disk = disk_ != nullptr;
   dc.gpu = gpu_ != nullptr;
   // Plan with a worst-case DTB size, then generate the real one with the initrd's final range.

@@ -17,6 +17,7 @@
 #include "platforms/cli.h"
 #include "platforms/console.h"
 #include "platforms/gdbstub.h"
+#include "platforms/juno_board.h"
 #include "platforms/psci.h"
 #include <cstdio>
 #include <memory>
@@ -25,6 +26,10 @@
 #include <vector>
 
 namespace vplat {
+
+// The device tree's description of the board the options ask for (without an initrd: its place is decided
+// when the images are loaded).
+juno::DtbConfig dtb_config(const Options& options);
 
 class JunoMachine : public cpu::MemoryPort, public cpu::CoreHooks, public gdb::Target {
 public:

@@ -8,20 +8,6 @@
 #include <memory>
 #include <unistd.h>
 
-namespace {
-
-vplat::juno::DtbConfig dtb_config(const vplat::Options& o) {
-  vplat::juno::DtbConfig c;
-  c.cpus = o.smp;
-  c.ram_size = o.memory;
-  c.bootargs = o.append;
-  c.virtio_disk = !o.disk.empty();
-  c.gpu = o.gpu;
-  return c;
-}
-
-} // namespace
-
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string error;
@@ -39,7 +25,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!opts->dump_dtb.empty()) {
-    auto blob = vplat::juno::build_dtb(dtb_config(*opts));
+    auto blob = vplat::juno::build_dtb(vplat::dtb_config(*opts));
     std::ofstream f(opts->dump_dtb, std::ios::binary);
     if (!f.write(reinterpret_cast<const char*>(blob.data()), static_cast<std::streamsize>(blob.size()))) {
       std::cerr << "vplat: cannot write '" << opts->dump_dtb << "'\n";

@@ -53,6 +53,11 @@ check cpu-mips-too-fast 2 1 --cpu-mips 2550
 check cpu-mips-text 2 1 --cpu-mips fast
 check gpu-clock-text 2 1 --gpu-clock fast
 check gpu-timing-and-no-gpu 2 1 --no-gpu --gpu-timing on
+check rng-seed-word 2 1 --rng-seed sometimes
+check rng-seed-negative 2 1 --rng-seed -1
+check rng-seed-65-bits 2 1 --rng-seed 18446744073709551616
+check rng-seed-bare-hex 2 1 --rng-seed 0x
+check rng-seed-missing 2 1 --rng-seed
 check help-mentions-flags 0 0 --help
 "$vplat" --help | grep -q -- '--platform' && "$vplat" --help | grep -q -- '--smp' &&
   "$vplat" --help | grep -q -- '--gpu-cores N' && "$vplat" --help | grep -q -- '--gpu-threads N' && "$vplat" --help | grep -q -- '--no-gpu' && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL help text lacks flags"; }
@@ -79,6 +84,16 @@ if "$vplat" --no-gpu --dump-dtb "$dtb" && dtc -I dtb -O dts -o "$dts" "$dtb" 2>/
   pass=$((pass + 1))
 else
   fail=$((fail + 1)); echo "FAIL dump-dtb: --no-gpu left a GPU node"
+fi
+# /chosen/rng-seed: the same 32 bytes for the same number, other bytes for another number or for the host's
+# entropy, none with --rng-seed none.
+seed_of() { "$vplat" "$@" --dump-dtb "$dtb" && dtc -I dtb -O dts -o - "$dtb" 2>/dev/null | grep 'rng-seed = '; }
+s0=$(seed_of) s0x=$(seed_of --rng-seed 0x0) s7=$(seed_of --rng-seed=7) sr=$(seed_of --rng-seed random)
+if [ -n "$s0" ] && [ "$s0" = "$s0x" ] && [ "$(printf '%s' "$s0" | grep -o '0x' | wc -l)" -eq 8 ] &&
+   [ -n "$s7" ] && [ "$s7" != "$s0" ] && [ -n "$sr" ] && [ "$sr" != "$s0" ] && [ -z "$(seed_of --rng-seed none)" ]; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "FAIL rng-seed in the dumped tree: '$s0' '$s0x' '$s7' '$sr'"
 fi
 rm -f "$dtb" "$dts"
 check dump-dtb-unwritable 2 1 --dump-dtb /nonexistent/dir/x.dtb

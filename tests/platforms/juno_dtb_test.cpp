@@ -75,6 +75,29 @@ TEST(JunoDtb, InitrdAndOptionalDevices) {
   EXPECT_EQ(d.cells("/gpu@2d000000", "interrupts"), (std::vector<uint32_t>{0, 33, 4, 0, 34, 4, 0, 32, 4}));
 }
 
+// /chosen/rng-seed (dt-schema's chosen.yaml: seed bytes for the kernel's RNG, which Linux credits as entropy
+// and then erases from the tree): a number gives the first four outputs of SplitMix64 started there. The
+// values for 0 are the published ones of the reference implementation (Vigna's splitmix64.c).
+TEST(JunoDtb, RngSeedIsSplitMix64OfTheNumber) {
+  const std::vector<uint32_t> from_zero = {0xe220a839, 0x7b1dcdaf, 0x6e789e6a, 0xa1b965f4,
+                                           0x06c45d18, 0x8009454f, 0xf88bb8a8, 0x724c81ec};
+  vplat::juno::DtbConfig c;
+  c.rng_seed = vplat::juno::rng_seed_bytes(0);
+  EXPECT_EQ(Dtb(c).cells("/chosen", "rng-seed"), from_zero);
+  c.rng_seed = vplat::juno::rng_seed_bytes(1);
+  const auto from_one = Dtb(c).cells("/chosen", "rng-seed");
+  EXPECT_EQ(from_one.size(), 8u);
+  EXPECT_NE(from_one, from_zero);
+  // From the host: 32 bytes, different each time (equal with probability 2^-256).
+  const auto host = vplat::juno::host_rng_seed_bytes();
+  EXPECT_EQ(host.size(), 32u);
+  EXPECT_NE(host, vplat::juno::host_rng_seed_bytes());
+  c.rng_seed.clear();
+  int len = -1;
+  const Dtb none(c);
+  EXPECT_EQ(fdt_getprop(none.fdt(), none.node("/chosen"), "rng-seed", &len), nullptr);
+}
+
 // The GPU node against Documentation/devicetree/bindings/gpu/arm,mali-bifrost.yaml: node name gpu@..., two
 // compatibles ending in "arm,mali-bifrost", one 64 KiB reg window, three interrupts named job/mmu/gpu (Juno
 // SPIs 33/34/32, level-high), and a clock (panfrost fails to probe without one).
