@@ -210,6 +210,22 @@ void Core::flush_tlb() {
       for (auto& e : bank) e = TlbEntry{};
   }
   filled_count_ = 0;
+  block_count_ = 0;
+  fetch_page_ = ~0ull;
+}
+
+void Core::flush_tlb_va(uint64_t va) {
+  constexpr uint64_t kVaBits = (1ull << 56) - 1; // what the TLBI operand names (bits 55:12)
+  const uint64_t v = va & kVaBits & ~0xfffull;
+  if (block_count_ > kBlocksListed) return flush_tlb();
+  for (size_t i = 0; i < block_count_; ++i)
+    if ((v & ~blocks_[i].mask) == blocks_[i].base) return flush_tlb();
+  // Direct-mapped: the page can only sit in its own slot of each table (cleared whatever it holds).
+  const size_t slot = (v >> 12) & (kTlbSize - 1);
+  for (unsigned el = 0; el < 2; ++el) {
+    tlb_[el][slot] = TlbEntry{};
+    itlb_[el][slot] = TlbEntry{};
+  }
   fetch_page_ = ~0ull;
 }
 
@@ -339,6 +355,16 @@ bool Core::translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entr
     return false;
   }
   uint64_t page = va & ~0xfffull;
+  if (t.page_mask > 0xfff && block_count_ <= kBlocksListed) {
+    const uint64_t base = va & ((1ull << 56) - 1) & ~t.page_mask;
+    bool listed = false;
+    for (size_t i = 0; i < block_count_ && i < kBlocksListed; ++i)
+      listed |= blocks_[i].base == base && blocks_[i].mask == t.page_mask;
+    if (!listed) {
+      if (block_count_ < kBlocksListed) blocks_[block_count_] = {base, t.page_mask};
+      ++block_count_;
+    }
+  }
   const bool fetch = kind == Access::Fetch;
   TlbEntry& e = (fetch ? itlb_ : tlb_)[el][(va >> 12) & (kTlbSize - 1)];
   if (filled_count_ < kFilledListed) filled_[filled_count_] = &e;
@@ -846,6 +872,10 @@ void CoreGroup::store_to(Core& from, uint64_t pa, uint64_t size) {
 
 void CoreGroup::flush_tlbs(Core&) {
   for (Core* c : cores_) c->flush_tlb();
+}
+
+void CoreGroup::flush_tlbs_va(Core&, uint64_t va) {
+  for (Core* c : cores_) c->flush_tlb_va(va);
 }
 
 void CoreGroup::send_event(Core&) {

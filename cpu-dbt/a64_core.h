@@ -115,6 +115,7 @@ public:
   // A store by `from` to [pa, pa+size): clears other cores' monitors on the same granule.
   void store_to(Core& from, uint64_t pa, uint64_t size);
   void flush_tlbs(Core& from);
+  void flush_tlbs_va(Core& from, uint64_t va);
   void send_event(Core& from);
 
   // The JIT engine the group's cores share (one code cache; cores run on one thread), once one is set.
@@ -186,6 +187,9 @@ public:
   void signal_event() { event_ = true; }
   // Drops every cached translation (TLBI, or the platform remapped RAM).
   void flush_tlb();
+  // Drops the cached translations of one virtual page (TLBI by VA, any ASID: the TLB keeps no ASIDs);
+  // `va` bits 55:12 name it, as in the TLBI operand.
+  void flush_tlb_va(uint64_t va);
 
   // ---- Debugger interface: accesses through the current translation (EL1 view, no permission checks,
   // no TLB fill, no fault taken, RAM only so that no device sees an access). Return false if any byte is
@@ -288,10 +292,19 @@ public:
   TlbEntry tlb_[2][kTlbSize];
   TlbEntry itlb_[2][kTlbSize];
   // The entries filled since the last flush, while they are few: a flush clears only those rather than all
-  // 32768 (1.25 MiB); every TLBI flushes the whole TLB, as do TTBR/TCR writes.
+  // 32768 (1.25 MiB); TLBI by ASID or of everything flushes the whole TLB, as do TTBR/TCR writes.
   static constexpr size_t kFilledListed = 256;
   TlbEntry* filled_[kFilledListed];
   size_t filled_count_ = kFilledListed + 1; // more than listed: clear everything
+  // Entries hold 4 KiB pieces of larger blocks too, in other slots than the page a TLBI by VA names, so
+  // such a TLBI must drop the whole block: the blocks entries came from since the last flush (VA bits 55:0
+  // of the base, and the size less one), or, past kBlocksListed of them, a flush of everything.
+  static constexpr size_t kBlocksListed = 8;
+  struct BlockRange {
+    uint64_t base, mask;
+  };
+  BlockRange blocks_[kBlocksListed];
+  size_t block_count_ = 0;
   unsigned access_el_ = 1;                  // EL whose permissions data accesses use (0 for LDTR/STTR at EL1)
   uint64_t align_mask_ = 0;                 // ~0 if SCTLR_EL1.A checks alignment, else 0
   bool* monitors_active_;                   // the group's flag, or a false one

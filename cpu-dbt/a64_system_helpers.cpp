@@ -1121,10 +1121,13 @@ void sys_op(Core& c, uint64_t insn) {
     if (el0) return c.raise_undefined();
     bool known = f.op2 <= 3 || f.op2 == 5 || f.op2 == 7;
     if (!known || (f.crm != 3 && f.crm != 7)) return c.raise_undefined();
-    // Every TLBI form flushes the whole TLB (a permitted over-invalidation); the Inner Shareable ones
-    // (CRm = 3) flush every core of the group.
-    if (f.crm == 3 && c.group) return c.group->flush_tlbs(c);
-    return c.flush_tlb();
+    // By VA (op2 1, 3, 5, 7: any ASID, last level or not, all drop the page's entries) or everything (by
+    // ASID too: the TLB keeps no ASIDs); the Inner Shareable forms (CRm = 3) on every core of the group.
+    // The operand's bits 43:0 are VA bits 55:12.
+    const bool by_va = f.op2 & 1;
+    const uint64_t page = va << 12;
+    if (f.crm == 3 && c.group) return by_va ? c.group->flush_tlbs_va(c, page) : c.group->flush_tlbs(c);
+    return by_va ? c.flush_tlb_va(page) : c.flush_tlb();
   }
   if (f.op1 == 3 && f.crn == 7) {
     if (f.crm == 4 && f.op2 == 1) { // DC ZVA

@@ -399,6 +399,30 @@ struct TwoCores {
 
 } // namespace
 
+// A TLBI by VA drops that page's translation, and the whole of a block it falls in (Arm ARM D8.13: a TLB
+// entry for a block translates every address of it). Tables as above, plus L2[1] of the 1-2 GiB range: a 2
+// MiB block at VA 0x4020_0000 (PA 0x600000).
+TEST(System, TlbiByVaDropsItsPageAndWholeBlocks) {
+  Machine m;
+  build_tables(m.mem);
+  m.mem.w64(0x103008, 0x600000 | kBlock | kAF);
+  const uint64_t at[] = {0x500000, 0x501000, 0x503000, 0x600000, 0x601000, 0x400000, 0x401000};
+  for (uint64_t pa : at) m.mem.w64(pa, 0x1000000000 + pa);
+  m.start("tlbi_va");
+  auto r = m.run();
+  ASSERT_EQ(r.exit, Exit::Off);
+  auto& x = m.core.X;
+  EXPECT_EQ(x[2], 0x1000500000u);
+  EXPECT_EQ(x[3], 0x1000501000u);
+  EXPECT_EQ(x[4], 0x1000503000u); // the page remapped
+  EXPECT_EQ(x[5], 0x1000501000u);
+  EXPECT_EQ(x[7], 0x1000600000u);
+  EXPECT_EQ(x[8], 0x1000601000u);
+  EXPECT_EQ(x[9], 0x1000401000u); // the block remapped, at a page the TLBI did not name
+  EXPECT_EQ(x[15], 0x1000400000u);
+  EXPECT_EQ(m.records(), 0u);
+}
+
 TEST(System, GlobalMonitorClearedByAnotherCoresStore) {
   TwoCores m(Engine::Interp, "monitor_b");
   ASSERT_EQ(m.a.run(2).retired, 2u); // movz, ldxr

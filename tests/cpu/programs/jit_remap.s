@@ -1,7 +1,8 @@
 // Indirect branches while the code they reach is remapped (tests/cpu/jit_test.cpp, JitRemap*): the VA page
 // 0x4000_0000 maps in turn to `page_a` and `page_b`, which hold the same caller code at offset 0 and
 // functions that return different values at 0x100, 0x140, 0x180 and 0x1c0. Each iteration remaps the page
-// (rewrites its level-3 entry, then TLBI), calls the caller, which calls one of the four functions through
+// (rewrites its level-3 entry, then a TLBI: of everything in iterations 2 and 3 of every 4, of the page by VA
+// in 0 and 1), calls the caller, which calls one of the four functions through
 // BLR (an indirect branch to its own page) and adds the result to x3. The functions are entered in turn, so
 // that an indirect branch sees more targets than a block has exit slots.
 // Result: x3 = sum over i < 4096 of (i odd ? 20 : 10) + (i / 2) % 4 = 2048 * 30 + 4096 * 3 / 2.
@@ -23,7 +24,14 @@ main:
   csel x7, x6, x5, ne
   str x7, [x4]
   dsb ishst
+  tst x2, #2
+  b.ne 2f
+  lsr x12, x1, #12
+  tlbi vale1is, x12
+  b 3f
+2:
   tlbi vmalle1
+3:
   dsb ish
   isb
   lsr x8, x2, #1
