@@ -215,8 +215,7 @@ void Core::flush_tlb() {
 }
 
 void Core::flush_tlb_va(uint64_t va) {
-  constexpr uint64_t kVaBits = (1ull << 56) - 1; // what the TLBI operand names (bits 55:12)
-  const uint64_t v = va & kVaBits & ~0xfffull;
+  const uint64_t v = va & kBlockVaBits & ~0xfffull;
   if (block_count_ > kBlocksListed) return flush_tlb();
   for (size_t i = 0; i < block_count_; ++i)
     if ((v & ~blocks_[i].mask) == blocks_[i].base) return flush_tlb();
@@ -356,9 +355,9 @@ bool Core::translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entr
   }
   uint64_t page = va & ~0xfffull;
   if (t.page_mask > 0xfff && block_count_ <= kBlocksListed) {
-    const uint64_t base = va & ((1ull << 56) - 1) & ~t.page_mask;
+    const uint64_t base = va & kBlockVaBits & ~t.page_mask;
     bool listed = false;
-    for (size_t i = 0; i < block_count_ && i < kBlocksListed; ++i)
+    for (size_t i = 0; i < block_count_; ++i)
       listed |= blocks_[i].base == base && blocks_[i].mask == t.page_mask;
     if (!listed) {
       if (block_count_ < kBlocksListed) blocks_[block_count_] = {base, t.page_mask};

@@ -300,6 +300,7 @@ public:
   // such a TLBI must drop the whole block: the blocks entries came from since the last flush (VA bits 55:0
   // of the base, and the size less one), or, past kBlocksListed of them, a flush of everything.
   static constexpr size_t kBlocksListed = 8;
+  static constexpr uint64_t kBlockVaBits = (1ull << 56) - 1; // what a TLBI operand names (bits 55:12)
   struct BlockRange {
     uint64_t base, mask;
   };
