@@ -369,8 +369,9 @@ bool Core::translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entr
   if (filled_count_ < kFilledListed) filled_[filled_count_] = &e;
   if (filled_count_ <= kFilledListed) ++filled_count_;
   e.pa = t.pa & ~0xfffull;
-  e.host = mem.ram_pointer(e.pa);
-  const uint64_t data_page = page | (e.host && !align_mask_ ? 0 : TlbEntry::kSlowPath);
+  uint8_t* const host = mem.ram_pointer(e.pa);
+  e.host_delta = host ? reinterpret_cast<uintptr_t>(host) - page : 0;
+  const uint64_t data_page = page | (e.host_delta && !align_mask_ ? 0 : TlbEntry::kSlowPath);
   if (fetch) {
     e.fetch = permits(t, Access::Fetch, el) ? page : ~0ull;
     e.write = ~0ull;
@@ -409,8 +410,8 @@ static bool page_read(Core& c, uint64_t va, unsigned size, uint64_t& v) {
   Core::TlbEntry* e = data_entry(c, va, Access::Read);
   if (!e) return false;
   v = 0;
-  if (e->host) {
-    std::memcpy(&v, e->host + (va & 0xfff), size);
+  if (e->host_delta) {
+    std::memcpy(&v, e->host(va), size);
     return true;
   }
   if (!c.mem.read(e->pa | (va & 0xfff), size, v)) {
@@ -426,8 +427,8 @@ static bool page_write(Core& c, uint64_t va, unsigned size, uint64_t v) {
   uint64_t pa = e->pa | (va & 0xfff);
   if (*c.monitors_active_) c.group->store_to(c, pa, size);
   c.note_store(e->pa);
-  if (e->host) {
-    std::memcpy(e->host + (va & 0xfff), &v, size);
+  if (e->host_delta) {
+    std::memcpy(e->host(va), &v, size);
     return true;
   }
   if (!c.mem.write(pa, size, v)) {
@@ -499,8 +500,8 @@ void Core::zero_block(uint64_t va) {
   uint64_t pa = e->pa | (base & 0xfff);
   if (*monitors_active_) group->store_to(*this, pa, 64);
   note_store(e->pa);
-  if (e->host) {
-    std::memset(e->host + (base & 0xfff), 0, 64);
+  if (e->host_delta) {
+    std::memset(e->host(base), 0, 64);
     return;
   }
   for (unsigned i = 0; i < 64; i += 8)
@@ -524,10 +525,10 @@ bool Core::fetch(uint32_t& insn) {
     pending_far_valid_ = true;
     return false;
   }
-  if (e->host) {
-    std::memcpy(&insn, e->host + (PC & 0xfff), 4);
+  if (e->host_delta) {
+    std::memcpy(&insn, e->host(PC), 4);
     fetch_page_ = PC & ~0xfffull;
-    fetch_host_ = e->host;
+    fetch_host_ = e->host(PC & ~0xfffull);
     return true;
   }
   uint64_t v;

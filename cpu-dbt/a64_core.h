@@ -274,9 +274,13 @@ public:
       uint64_t fetch;
     };
     uint64_t write = ~0ull;
-    uint8_t* host = nullptr; // RAM page, or nullptr: device page
-    uint64_t pa = 0;         // physical page
+    // A RAM page's host address minus its VA page, so that a VA's host byte is at host_delta + va: the fast
+    // paths add it to the address, with no offset masked out of it first. 0: a device page (also a RAM page
+    // whose host address happens to equal its VA, which then takes the slow paths: right, only slower).
+    uintptr_t host_delta = 0;
+    uint64_t pa = 0; // physical page
     static constexpr uint64_t kSlowPath = 1;
+    uint8_t* host(uint64_t va) const { return reinterpret_cast<uint8_t*>(host_delta + va); }
   };
   // 8192 entries map 32 MiB. With 512, xz -1 (a dictionary and hash chains of several MiB) spent ~10% of its
   // time walking page tables (same session, xz -1 on the benchmark input: 32.1 / 38.4 s against 43.8 /

@@ -1665,7 +1665,6 @@ struct JitEngine::Impl {
     llvm::Value* addr = args[0];
     llvm::Value* s = c.state;
     llvm::Value* page = b.CreateAnd(addr, c.k64(~0xfffull));
-    llvm::Value* offset = b.CreateAnd(addr, c.k64(0xfff));
     llvm::Value* index = b.CreateAnd(b.CreateLShr(addr, c.k64(12)), c.k64(Core::kTlbSize - 1));
     const size_t bank = off.tlb + el * sizeof(Core::TlbEntry) * Core::kTlbSize;
     llvm::Value* entry = b.CreateGEP(i8, b.CreateConstInBoundsGEP1_64(i8, s, bank),
@@ -1690,10 +1689,11 @@ struct JitEngine::Impl {
     auto* join = llvm::BasicBlock::Create(c.ctx, "mem.done", f);
     b.CreateCondBr(ok, fast, slow, llvm::MDBuilder(c.ctx).createBranchWeights(1 << 20, 1));
     b.SetInsertPoint(fast);
-    llvm::Value* host =
-        b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host)));
+    // The host byte is at host_delta + the address (Core::TlbEntry).
+    llvm::Value* delta =
+        b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host_delta)));
     llvm::Type* vt = b.getIntNTy(static_cast<unsigned>(8 * size));
-    llvm::Value* p = b.CreateGEP(i8, host, offset);
+    llvm::Value* p = b.CreateGEP(i8, delta, addr);
     llvm::Value* fast_value = nullptr;
     if (read) {
       auto* ld = b.CreateLoad(vt, p);
@@ -2248,8 +2248,8 @@ struct JitEngine::Impl {
         std::min<unsigned>(max_len, static_cast<unsigned>((kRegionBytes - (off & (kRegionBytes - 1))) / 4));
     for (unsigned i = 0; i < limit; ++i) {
       uint32_t insn;
-      if (e.host) {
-        std::memcpy(&insn, e.host + off + 4 * i, 4);
+      if (e.host_delta) {
+        std::memcpy(&insn, e.host(key.va + 4 * i), 4);
       } else {
         uint64_t v;
         if (!c.mem.read(e.pa | (off + 4 * i), 4, v)) break;
@@ -2681,7 +2681,7 @@ Block* JitEngine::Impl::lookup(Core& c, bool count) {
     ep = filled;
   }
   const Core::TlbEntry& e = *ep;
-  if (!e.host && c.config.system) return nullptr; // code outside RAM is interpreted
+  if (!e.host_delta && c.config.system) return nullptr; // code outside RAM is interpreted
   const uint64_t pa = e.pa | (pc & 0xfff);
   if (counting_only) return became_hot(c, Key{pc, pa, el}, e);
   Entry& en = cache[cache_index(pc)];

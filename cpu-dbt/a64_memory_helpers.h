@@ -61,7 +61,7 @@ inline uint64_t mem_read(State& s, uint64_t addr, uint64_t size) {
   auto& c = cpu::core_of(s);
   const auto& e = c.tlb_[c.access_el_][(addr >> 12) & (cpu::Core::kTlbSize - 1)];
   if (e.read == (addr & ~0xfffull) && (addr & 0xfff) + size <= 0x1000) [[likely]]
-    return memory_detail::load_host(e.host + (addr & 0xfff), size);
+    return memory_detail::load_host(e.host(addr), size);
   return c.read_slow(addr, static_cast<unsigned>(size));
 }
 
@@ -71,7 +71,7 @@ inline void mem_write(State& s, uint64_t addr, uint64_t size, uint64_t value) {
   if (e.write == (addr & ~0xfffull) && (addr & 0xfff) + size <= 0x1000) [[likely]] {
     if (*c.monitors_active_) [[unlikely]]
       c.group->store_to(c, e.pa | (addr & 0xfff), size);
-    memory_detail::store_host(e.host + (addr & 0xfff), size, value);
+    memory_detail::store_host(e.host(addr), size, value);
     return;
   }
   c.write_slow(addr, static_cast<unsigned>(size), value);
