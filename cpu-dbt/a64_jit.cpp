@@ -1395,7 +1395,6 @@ struct JitEngine::Impl {
         eb.CreateBr(leave);
       }
       eb.SetInsertPoint(leave);
-      store64(eb, pc_off, target);
       write_back(eb);
       auto* probe = llvm::BasicBlock::Create(*ctx, "probe", f);
       llvm::Value* go_on = eb.CreateAnd(eb.CreateICmpSGT(left, eb.getInt64(0)),
@@ -1481,7 +1480,10 @@ struct JitEngine::Impl {
       }
       if (indirect) probe_jump_cache(epa, mapped);
       eb.CreateBr(out);
+      // PC only on the way back to the run loop: a block jumped to never reads it (it stores its own where a
+      // helper or a fault may look, and where it declines).
       eb.SetInsertPoint(out);
+      store64(eb, pc_off, target);
       eb.CreateStore(host_ptr(eb, exits), at_offset(eb, off.last_exit));
       eb.CreateRet(boundary_after(k) ? eb.CreateOr(total, eb.getInt64(kAtBoundary)) : total);
     };
