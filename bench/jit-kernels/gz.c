@@ -1,21 +1,11 @@
 /* Deflate's longest_match in the shape of gzip's: a window of 256 KiB with 16-bit chain links, each candidate
    tested at its ends and first two bytes before the byte-by-byte match loop. */
-typedef unsigned long u64;
-typedef unsigned int u32;
-typedef unsigned char u8;
-typedef unsigned short u16;
+#include "common.h"
 #define N (256 * 1024)
 #define WMASK 0x7fff
 static u8 win[N + 512];
 static u16 prev_[WMASK + 1];
 static u16 head[1 << 15];
-static u32 rng = 12345;
-static u32 rnd(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return rng;
-}
 /* The shape of deflate's longest_match: every failed test continues at the chain step. */
 static __attribute__((noinline)) int longest_match(u32 cur, u32 strstart, int best_len, u32 limit) {
   u8* scan = win + strstart;

@@ -1,19 +1,10 @@
 /* LZ77 match finding in the shape of gzip's and xz's: a hash of three bytes, hash chains through head[] and
    prev_[], a byte-by-byte match loop; the result is a checksum of the matches found. */
-typedef unsigned long u64;
-typedef unsigned int u32;
-typedef unsigned char u8;
+#include "common.h"
 #define N (256 * 1024)
 static u8 buf[N];
 static int head[1 << 15];
 static int prev_[N];
-static u32 rng = 12345;
-static u32 rnd(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return rng;
-}
 u64 run(void) {
   for (int i = 0; i < N; i++) {
     u32 r = rnd();
