@@ -1373,11 +1373,12 @@ struct JitEngine::Impl {
       // conjunction, code generation made each of its truth values in a register, then their AND.)
       auto* out = llvm::BasicBlock::Create(*ctx, "out", f);
       auto* leave = llvm::BasicBlock::Create(*ctx, "leave", f);
-      // (An indirect branch, which rarely goes there, does not loop in a block that already does: a second
-      // back edge would keep LoopExitValues from the loop the direct one makes.)
+      // An indirect branch, which rarely goes there, does not loop: the state cache would carry every
+      // variable the block writes around that back edge, so a block ending in RET loaded them all at its
+      // entry and stored them all at each exit (see "Write-backs" in cpu-dbt/README.md), for a jump that
+      // the exit's jump cache makes as well.
       auto* c_target = llvm::dyn_cast<llvm::ConstantInt>(target);
-      const bool loops_already = limit_phi->getNumIncomingValues() > 1;
-      if (c_target ? c_target->getZExtValue() == req.key.va : !(indirect && loops_already)) {
+      if (c_target ? c_target->getZExtValue() == req.key.va : !indirect) {
         auto* again = llvm::BasicBlock::Create(*ctx, "again", f);
         if (!c_target) {
           auto* to_start = llvm::BasicBlock::Create(*ctx, "to_start", f);
