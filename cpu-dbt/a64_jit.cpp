@@ -156,6 +156,11 @@ bool env_on(const char* name) {
   return !v || *v != '0';
 }
 
+bool env_set(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && *v != '0';
+}
+
 // How a block treats an instruction.
 enum class Role : uint8_t {
   Body,    // translated; the block continues after it
@@ -764,6 +769,13 @@ struct JitEngine::Impl {
   const bool shared_probe = env_on("VPLAT_JIT_PROBE");
   // VPLAT_JIT_EXIT_TAIL=0: each first-tier exit with its own jump to the probe or its direct link.
   const bool shared_exit_tail = env_on("VPLAT_JIT_EXIT_TAIL");
+  // Whether a jump from block to block (and a block's loop) tests the attention flags. Within a chain they
+  // change only in helpers, after which the block returns at once (leave_after_if, "attention"); on the
+  // juno machine devices raise interrupts on the guest thread, inside helpers or between turns. What else
+  // sets them from another thread (a debugger's or a signal's exit request) is seen when the chain's
+  // budget runs out (a turn: at most 20000 instructions) and by try_run between blocks.
+  // VPLAT_JIT_ATTENTION_AT_JUMPS=1 tests them at every jump, as before session 28.
+  const bool attention_between_blocks = env_set("VPLAT_JIT_ATTENTION_AT_JUMPS");
   // VPLAT_JIT_PARTIAL_WRITE_BACK=0: every write-back of a second-tier block that does not loop stores all
   // that the block writes.
   const bool partial_write_backs = env_on("VPLAT_JIT_PARTIAL_WRITE_BACK");
@@ -794,12 +806,11 @@ struct JitEngine::Impl {
     llvm::Value* exit = b.CreateLoad(b.getPtrTy(), at(state, off.last_exit));
     llvm::Value* target = load64(state, offsetof(g::State, PC));
     auto* out = block("out");
-    auto* awake = block("awake");
-    b.CreateCondBr(b.CreateICmpSLE(left, b.getInt64(0)), out, awake);
-    b.SetInsertPoint(awake);
-    llvm::Value* att = load_attention(b, state);
     auto* again = block("again");
-    b.CreateCondBr(b.CreateICmpNE(att, attention), out, again);
+    llvm::Value* go_on = b.CreateICmpSGT(left, b.getInt64(0));
+    if (attention_between_blocks)
+      go_on = b.CreateAnd(go_on, b.CreateICmpEQ(load_attention(b, state), attention));
+    b.CreateCondBr(go_on, again, out);
     b.SetInsertPoint(again);
     llvm::Value* gen = b.CreateLoad(i64, host_ptr(&cache_gen));
     llvm::Value* target_page = b.CreateAnd(target, b.getInt64(~0xfffull));
@@ -1303,9 +1314,10 @@ struct JitEngine::Impl {
         auto* to_probe = llvm::BasicBlock::Create(*ctx, "to_probe", f);
         eb.CreateCondBr(eb.CreateICmpEQ(target, eb.getInt64(req.key.va)), maybe_loop, to_probe);
         eb.SetInsertPoint(maybe_loop);
-        llvm::Value* att = load_attention(eb, state);
-        eb.CreateCondBr(eb.CreateAnd(eb.CreateICmpSGT(left, eb.getInt64(0)), eb.CreateICmpEQ(att, attention)),
-                        loop, to_probe);
+        llvm::Value* loop_on = eb.CreateICmpSGT(left, eb.getInt64(0));
+        if (attention_between_blocks)
+          loop_on = eb.CreateAnd(loop_on, eb.CreateICmpEQ(load_attention(eb, state), attention));
+        eb.CreateCondBr(loop_on, loop, to_probe);
         limit_phi->addIncoming(left, maybe_loop);
         done_phi->addIncoming(total, maybe_loop);
         exit->linkable = targets == Targets::One && exit->boundary;
@@ -1317,8 +1329,9 @@ struct JitEngine::Impl {
           if (exit->linkable) {
             // What try_run tests between blocks (the probe tests it too): the budget is not used up and
             // the attention flags are as the chain began; and the link is of the current generation.
-            llvm::Value* go_on = eb.CreateAnd(eb.CreateICmpSGT(left, eb.getInt64(0)),
-                                              eb.CreateICmpEQ(load_attention(eb, state, true), attention));
+            llvm::Value* go_on = eb.CreateICmpSGT(left, eb.getInt64(0));
+            if (attention_between_blocks)
+              go_on = eb.CreateAnd(go_on, eb.CreateICmpEQ(load_attention(eb, state, true), attention));
             go_on = eb.CreateAnd(go_on, eb.CreateICmpEQ(eb.CreateLoad(i64, host_ptr(eb, &exit->direct_gen)),
                                                         eb.CreateLoad(i64, host_ptr(eb, &cache_gen))));
             eb.CreateStore(target, host_ptr(eb, &exit->target));
@@ -1346,8 +1359,9 @@ struct JitEngine::Impl {
           tb.CreateStore(tail.exit, at_offset(tb, off.last_exit));
           tb.CreateStore(tail.target,
                          tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, target)));
-          llvm::Value* go_on = tb.CreateAnd(tb.CreateICmpSGT(tail.left, tb.getInt64(0)),
-                                            tb.CreateICmpEQ(load_attention(tb, state, true), attention));
+          llvm::Value* go_on = tb.CreateICmpSGT(tail.left, tb.getInt64(0));
+          if (attention_between_blocks)
+            go_on = tb.CreateAnd(go_on, tb.CreateICmpEQ(load_attention(tb, state, true), attention));
           llvm::Value* linked_gen = tb.CreateLoad(
               i64, tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, direct_gen)));
           go_on =
@@ -1385,10 +1399,14 @@ struct JitEngine::Impl {
           eb.CreateCondBr(eb.CreateICmpEQ(target, eb.getInt64(req.key.va)), to_start, leave);
           eb.SetInsertPoint(to_start);
         }
-        auto* budget_left = llvm::BasicBlock::Create(*ctx, "budget_left", f);
-        eb.CreateCondBr(eb.CreateICmpSGT(left, eb.getInt64(0)), budget_left, leave, likely);
-        eb.SetInsertPoint(budget_left);
-        eb.CreateCondBr(eb.CreateICmpEQ(load_attention(eb, state), attention), again, leave, likely);
+        if (attention_between_blocks) {
+          auto* budget_left = llvm::BasicBlock::Create(*ctx, "budget_left", f);
+          eb.CreateCondBr(eb.CreateICmpSGT(left, eb.getInt64(0)), budget_left, leave, likely);
+          eb.SetInsertPoint(budget_left);
+          eb.CreateCondBr(eb.CreateICmpEQ(load_attention(eb, state), attention), again, leave, likely);
+        } else {
+          eb.CreateCondBr(eb.CreateICmpSGT(left, eb.getInt64(0)), again, leave, likely);
+        }
         llvm::IRBuilder<>(again).CreateBr(loop);
         limit_phi->addIncoming(left, again);
         done_phi->addIncoming(total, again);
@@ -1398,8 +1416,9 @@ struct JitEngine::Impl {
       eb.SetInsertPoint(leave);
       write_back(eb);
       auto* probe = llvm::BasicBlock::Create(*ctx, "probe", f);
-      llvm::Value* go_on = eb.CreateAnd(eb.CreateICmpSGT(left, eb.getInt64(0)),
-                                        eb.CreateICmpEQ(load_attention(eb, state), attention));
+      llvm::Value* go_on = eb.CreateICmpSGT(left, eb.getInt64(0));
+      if (attention_between_blocks)
+        go_on = eb.CreateAnd(go_on, eb.CreateICmpEQ(load_attention(eb, state), attention));
       eb.CreateCondBr(go_on, probe, out, likely);
       eb.SetInsertPoint(probe);
       llvm::Value* gen = eb.CreateLoad(i64, host_ptr(eb, &cache_gen));
