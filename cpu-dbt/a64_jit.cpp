@@ -773,7 +773,7 @@ struct JitEngine::Impl {
   // change only in helpers, after which the block returns at once (leave_after_if, "attention"); on the
   // juno machine devices raise interrupts on the guest thread, inside helpers or between turns. What else
   // sets them from another thread (a debugger's or a signal's exit request) is seen when the chain's
-  // budget runs out (a turn: at most 20000 instructions) and by try_run between blocks.
+  // budget runs out (a turn: at most 200000 instructions) and by try_run between blocks.
   // VPLAT_JIT_ATTENTION_AT_JUMPS=1 tests them at every jump, as before session 28.
   const bool attention_between_blocks = env_set("VPLAT_JIT_ATTENTION_AT_JUMPS");
   // VPLAT_JIT_PARTIAL_WRITE_BACK=0: every write-back of a second-tier block that does not loop stores all
