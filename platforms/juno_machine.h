@@ -121,6 +121,7 @@ private:
   std::FILE* trace_ = nullptr; // --trace output (stderr or --trace-file)
   bool trace_owned_ = false;
   uint64_t rounds_ = 0;
+  uint64_t console_flushed_at_ = 0;                // virtual time of the last console flush
   std::unique_ptr<stats::Collector> stats_;        // when any statistics option is given
   std::vector<uint64_t> idle_since_;               // per CPU: virtual time it entered WFI (timeline)
   std::vector<std::vector<uint64_t>> insn_counts_; // --cpu-stats: per CPU, per instruction id
