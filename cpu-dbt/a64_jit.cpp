@@ -1279,8 +1279,8 @@ struct JitEngine::Impl {
       b.CreateStore(b.CreateAdd(b.CreateLoad(i64, counter), b.getInt64(1)), counter);
     }
     // The block's end, PC = `target` (stored here where the block does not loop back to its start), `k`
-    // instructions retired: jump to the block an exit slot holds for `target` if the budget covers more, the
-    // attention flags are as the chain began (what try_run checks between blocks) and the fetch TLB maps
+    // instructions retired: jump to the block an exit slot holds for `target` if the budget covers more (and,
+    // with attention_between_blocks, the attention flags are as the chain began) and the fetch TLB maps
     // `target` to that block's page; else return to the run loop, telling it which slots to fill.
     unsigned exits_made = 0;
     // The first tier's shared exit tail (made by the first exit that needs it) and its incoming values.
@@ -1327,8 +1327,8 @@ struct JitEngine::Impl {
           eb.CreateStore(host_ptr(eb, exit), at_offset(eb, off.last_exit));
           llvm::Value* next = host_ptr(eb, chain_probe);
           if (exit->linkable) {
-            // What try_run tests between blocks (the probe tests it too): the budget is not used up and
-            // the attention flags are as the chain began; and the link is of the current generation.
+            // The budget is not used up (see attention_between_blocks for the flags), and the link is of
+            // the current generation.
             llvm::Value* go_on = eb.CreateICmpSGT(left, eb.getInt64(0));
             if (attention_between_blocks)
               go_on = eb.CreateAnd(go_on, eb.CreateICmpEQ(load_attention(eb, state, true), attention));
@@ -1381,8 +1381,8 @@ struct JitEngine::Impl {
         llvm::IRBuilder<>(to_probe).CreateBr(tail.block);
         return;
       }
-      // What try_run tests between blocks: the budget is not used up and the attention flags are as the
-      // chain began. A jump back to this block's start loops here; every other way out writes the state
+      // The budget is not used up (see attention_between_blocks for the flags). A jump back to this block's
+      // start loops here; every other way out writes the state
       // cache back once, before the slots are tried. (The loop's tests are branches of their own: as one
       // conjunction, code generation made each of its truth values in a register, then their AND.)
       auto* out = llvm::BasicBlock::Create(*ctx, "out", f);
