@@ -776,6 +776,15 @@ struct JitEngine::Impl {
   // budget runs out (a turn: at most 200000 instructions) and by try_run between blocks.
   // VPLAT_JIT_ATTENTION_AT_JUMPS=1 tests them at every jump, as before session 28.
   const bool attention_between_blocks = env_set("VPLAT_JIT_ATTENTION_AT_JUMPS");
+  // Whether a chain goes on to another block (or around its loop): budget left, and the attention flags as
+  // the chain began where they are tested (`unordered`: see load_attention).
+  llvm::Value* chain_goes_on(llvm::IRBuilder<>& b, llvm::Value* state, llvm::Value* attention,
+                             llvm::Value* left, bool unordered = false) const {
+    llvm::Value* go_on = b.CreateICmpSGT(left, b.getInt64(0));
+    if (attention_between_blocks)
+      go_on = b.CreateAnd(go_on, b.CreateICmpEQ(load_attention(b, state, unordered), attention));
+    return go_on;
+  }
   // VPLAT_JIT_PARTIAL_WRITE_BACK=0: every write-back of a second-tier block that does not loop stores all
   // that the block writes.
   const bool partial_write_backs = env_on("VPLAT_JIT_PARTIAL_WRITE_BACK");
@@ -807,10 +816,7 @@ struct JitEngine::Impl {
     llvm::Value* target = load64(state, offsetof(g::State, PC));
     auto* out = block("out");
     auto* again = block("again");
-    llvm::Value* go_on = b.CreateICmpSGT(left, b.getInt64(0));
-    if (attention_between_blocks)
-      go_on = b.CreateAnd(go_on, b.CreateICmpEQ(load_attention(b, state), attention));
-    b.CreateCondBr(go_on, again, out);
+    b.CreateCondBr(chain_goes_on(b, state, attention, left), again, out);
     b.SetInsertPoint(again);
     llvm::Value* gen = b.CreateLoad(i64, host_ptr(&cache_gen));
     llvm::Value* target_page = b.CreateAnd(target, b.getInt64(~0xfffull));
@@ -1314,10 +1320,7 @@ struct JitEngine::Impl {
         auto* to_probe = llvm::BasicBlock::Create(*ctx, "to_probe", f);
         eb.CreateCondBr(eb.CreateICmpEQ(target, eb.getInt64(req.key.va)), maybe_loop, to_probe);
         eb.SetInsertPoint(maybe_loop);
-        llvm::Value* loop_on = eb.CreateICmpSGT(left, eb.getInt64(0));
-        if (attention_between_blocks)
-          loop_on = eb.CreateAnd(loop_on, eb.CreateICmpEQ(load_attention(eb, state), attention));
-        eb.CreateCondBr(loop_on, loop, to_probe);
+        eb.CreateCondBr(chain_goes_on(eb, state, attention, left), loop, to_probe);
         limit_phi->addIncoming(left, maybe_loop);
         done_phi->addIncoming(total, maybe_loop);
         exit->linkable = targets == Targets::One && exit->boundary;
@@ -1329,9 +1332,7 @@ struct JitEngine::Impl {
           if (exit->linkable) {
             // The budget is not used up (see attention_between_blocks for the flags), and the link is of
             // the current generation.
-            llvm::Value* go_on = eb.CreateICmpSGT(left, eb.getInt64(0));
-            if (attention_between_blocks)
-              go_on = eb.CreateAnd(go_on, eb.CreateICmpEQ(load_attention(eb, state, true), attention));
+            llvm::Value* go_on = chain_goes_on(eb, state, attention, left, true);
             go_on = eb.CreateAnd(go_on, eb.CreateICmpEQ(eb.CreateLoad(i64, host_ptr(eb, &exit->direct_gen)),
                                                         eb.CreateLoad(i64, host_ptr(eb, &cache_gen))));
             eb.CreateStore(target, host_ptr(eb, &exit->target));
@@ -1359,9 +1360,7 @@ struct JitEngine::Impl {
           tb.CreateStore(tail.exit, at_offset(tb, off.last_exit));
           tb.CreateStore(tail.target,
                          tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, target)));
-          llvm::Value* go_on = tb.CreateICmpSGT(tail.left, tb.getInt64(0));
-          if (attention_between_blocks)
-            go_on = tb.CreateAnd(go_on, tb.CreateICmpEQ(load_attention(tb, state, true), attention));
+          llvm::Value* go_on = chain_goes_on(tb, state, attention, tail.left, true);
           llvm::Value* linked_gen = tb.CreateLoad(
               i64, tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, direct_gen)));
           go_on =
@@ -1416,10 +1415,7 @@ struct JitEngine::Impl {
       eb.SetInsertPoint(leave);
       write_back(eb);
       auto* probe = llvm::BasicBlock::Create(*ctx, "probe", f);
-      llvm::Value* go_on = eb.CreateICmpSGT(left, eb.getInt64(0));
-      if (attention_between_blocks)
-        go_on = eb.CreateAnd(go_on, eb.CreateICmpEQ(load_attention(eb, state), attention));
-      eb.CreateCondBr(go_on, probe, out, likely);
+      eb.CreateCondBr(chain_goes_on(eb, state, attention, left), probe, out, likely);
       eb.SetInsertPoint(probe);
       llvm::Value* gen = eb.CreateLoad(i64, host_ptr(eb, &cache_gen));
       auto field = [&](const void* p) { return eb.CreateLoad(i64, host_ptr(eb, p)); };
