@@ -26,14 +26,18 @@
 #include <llvm/Analysis/TypeBasedAliasAnalysis.h>
 #include <llvm/CodeGen/Passes.h>
 #include <llvm/CodeGen/RegAllocRegistry.h>
+#include <llvm/ExecutionEngine/JITEventListener.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h>
+#include <llvm/ExecutionEngine/SectionMemoryManager.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/ProfDataUtils.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Object/SymbolSize.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/TargetSelect.h>
@@ -671,6 +675,35 @@ struct JitEngine::Impl {
                           : nullptr;
   }();
   std::mutex perf_map_lock;
+  // Sizes of the functions in the objects the JITs load, by symbol name, while perf_map is open: a perf map
+  // entry covers [start, start + size).
+  struct FunctionSizes : llvm::JITEventListener {
+    std::mutex lock;
+    std::unordered_map<std::string, uint64_t> size_of;
+    void notifyObjectLoaded(ObjectKey, const llvm::object::ObjectFile& obj,
+                            const llvm::RuntimeDyld::LoadedObjectInfo&) override {
+      std::lock_guard<std::mutex> l(lock);
+      for (const auto& [sym, size] : llvm::object::computeSymbolSizes(obj)) {
+        auto type = sym.getType();
+        auto name = sym.getName();
+        if (type && *type == llvm::object::SymbolRef::ST_Function && name)
+          size_of[name->str()] = size;
+        else {
+          if (!type) llvm::consumeError(type.takeError());
+          if (!name) llvm::consumeError(name.takeError());
+        }
+      }
+    }
+    // The size of `symbol` (forgotten after), 1 when it is not known.
+    uint64_t take(const std::string& symbol) {
+      std::lock_guard<std::mutex> l(lock);
+      auto it = size_of.find(symbol);
+      if (it == size_of.end()) return 1;
+      const uint64_t size = it->second;
+      size_of.erase(it);
+      return size ? size : 1;
+    }
+  } function_sizes;
   // VPLAT_JIT_HOT=N (1..32767): the hotness threshold instead of kHotThreshold, for tuning.
   const unsigned hot_threshold =
       static_cast<unsigned>(env_number("VPLAT_JIT_HOT", 1, kHeatCount, JitEngine::kHotThreshold));
@@ -691,7 +724,8 @@ struct JitEngine::Impl {
   // Block starts are counted up to this: the first threshold a start meets.
   const unsigned first_threshold = predecode_threshold ? predecode_threshold : hot_threshold;
 
-  static std::unique_ptr<llvm::orc::LLJIT> make_jit(llvm::CodeGenOpt::Level level, bool fast_isel) {
+  static std::unique_ptr<llvm::orc::LLJIT> make_jit(llvm::CodeGenOpt::Level level, bool fast_isel,
+                                                    llvm::JITEventListener* listener) {
     auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!jtmb) {
       std::fprintf(stderr, "vplat: cannot create the JIT: %s\n", llvm::toString(jtmb.takeError()).c_str());
@@ -699,7 +733,17 @@ struct JitEngine::Impl {
     }
     jtmb->setCodeGenOptLevel(level);
     jtmb->getOptions().EnableFastISel = fast_isel;
-    auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+    // The object layer LLJIT makes by default on x86-64 ELF, named here for its event listeners (perf map).
+    auto j = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*jtmb))
+                 .setObjectLinkingLayerCreator(
+                     [listener](llvm::orc::ExecutionSession& session, const llvm::Triple&) {
+                       auto layer = std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+                           session, [] { return std::make_unique<llvm::SectionMemoryManager>(); });
+                       if (listener) layer->registerJITEventListener(*listener);
+                       return llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>>(std::move(layer));
+                     })
+                 .create();
     if (!j) {
       std::fprintf(stderr, "vplat: cannot create the JIT: %s\n", llvm::toString(j.takeError()).c_str());
       std::abort();
@@ -881,16 +925,17 @@ struct JitEngine::Impl {
     b.CreateRet(b.CreateSelect(boundary, b.CreateOr(total, b.getInt64(kAtBoundary)), total));
     add_shared(j, std::move(ctx), std::move(mod));
     chain_probe = find_shared(j, "vplat_chain_probe");
-    name_in_perf_map(chain_probe, "vplat_chain_probe");
+    name_in_perf_map(chain_probe, "vplat_chain_probe", "vplat_chain_probe");
   }
 
-  // VPLAT_JIT_PERF_MAP=1: a symbol for perf (sizes are not known here: a profile attributes a sample to the
-  // nearest start below it).
-  void name_in_perf_map(const void* code, const char* name) {
+  // VPLAT_JIT_PERF_MAP=1: a name for perf for the code of `symbol`.
+  void name_in_perf_map(const void* code, const char* name, const std::string& symbol) {
     if (!perf_map) return;
+    const uint64_t size = function_sizes.take(symbol);
     std::lock_guard<std::mutex> l(perf_map_lock);
-    std::fprintf(perf_map, "%llx 1 %s\n", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(code)),
-                 name);
+    std::fprintf(perf_map, "%llx %llx %s\n",
+                 static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(code)),
+                 static_cast<unsigned long long>(size), name);
     std::fflush(perf_map);
   }
 
@@ -932,9 +977,11 @@ struct JitEngine::Impl {
     add_shared(j, std::move(ctx), std::move(mod));
     mem_read_wrapper = find_shared(j, "vplat_mem_read");
     mem_write_wrapper = find_shared(j, "vplat_mem_write");
-    name_in_perf_map(mem_read_wrapper, "vplat_mem_read");
-    name_in_perf_map(mem_write_wrapper, "vplat_mem_write");
+    name_in_perf_map(mem_read_wrapper, "vplat_mem_read", "vplat_mem_read");
+    name_in_perf_map(mem_write_wrapper, "vplat_mem_write", "vplat_mem_write");
   }
+
+  llvm::JITEventListener* listener() { return perf_map ? &function_sizes : nullptr; }
 
   explicit Impl(bool synchronous) : sync(synchronous) {
     static std::once_flag init;
@@ -975,12 +1022,12 @@ struct JitEngine::Impl {
     llvm::CodeGenOpt::Level level = llvm::CodeGenOpt::Less;
     if (const char* v = std::getenv("VPLAT_JIT_CODEGEN"); v && v[0] >= '0' && v[0] <= '3' && !v[1])
       level = static_cast<llvm::CodeGenOpt::Level>(v[0] - '0');
-    jit = make_jit(level, true);
+    jit = make_jit(level, true, listener());
     tier1_at_none = level == llvm::CodeGenOpt::None;
-    jit_opt = make_jit(llvm::CodeGenOpt::Default, false);
-    if (backlog_requests && !sync) jit_backlog = make_jit(llvm::CodeGenOpt::None, true);
+    jit_opt = make_jit(llvm::CodeGenOpt::Default, false, listener());
+    if (backlog_requests && !sync) jit_backlog = make_jit(llvm::CodeGenOpt::None, true, listener());
     enter = make_enter(*jit);
-    name_in_perf_map(reinterpret_cast<const void*>(enter), "vplat_enter");
+    name_in_perf_map(reinterpret_cast<const void*>(enter), "vplat_enter", "vplat_enter");
     if (!sync) worker = std::thread([this] { work(); });
   }
 
@@ -1073,7 +1120,7 @@ struct JitEngine::Impl {
         char name[64];
         std::snprintf(name, sizeof name, "blk_%llx_el%u%s", static_cast<unsigned long long>(reqs[i].key.va),
                       reqs[i].key.el, reqs[i].optimized ? "_t2" : "");
-        name_in_perf_map(reinterpret_cast<const void*>(r.fn), name);
+        name_in_perf_map(reinterpret_cast<const void*>(r.fn), name, names[i]);
       }
       r.code = code;
       r.req = std::move(reqs[i]);
