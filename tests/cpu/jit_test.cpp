@@ -322,6 +322,44 @@ TEST(Jit, HotBlocksInsideChainsReachTheSecondTier) {
   }
 }
 
+// While nothing waits to be compiled, blocks that ran a sixteenth of the promotion threshold's instructions
+// in a period reach the second tier too (VPLAT_JIT_PROMOTE_IDLE, default 16): jit_spread's 1025 blocks run
+// ~65 k of a period's 2^26 instructions each, under the threshold of 131072 and over 8192. With the divisor
+// at 1 none is promoted in as many runs. Chain-start sampling is off. Either way x3 = 1024 x5 at the first
+// block.
+TEST(Jit, SpreadOutTimeReachesTheSecondTierWhileTheCompilerIdles) {
+  constexpr unsigned kMaxRuns = 4000; // of 1M instructions: ~200 suffice
+  constexpr uint64_t kPromoted = 100;
+  unsigned runs_needed = 0;
+  for (const char* divisor : {"16", "1"}) {
+    SCOPED_TRACE(std::string("VPLAT_JIT_PROMOTE_IDLE=") + divisor);
+    setenv("VPLAT_JIT_TIER2", "1000000", 1);
+    setenv("VPLAT_JIT_PROMOTE_IDLE", divisor, 1);
+    Machine m(Engine::Auto);
+    unsetenv("VPLAT_JIT_TIER2");
+    unsetenv("VPLAT_JIT_PROMOTE_IDLE");
+    m.start("jit_spread");
+    const bool idle_rule = std::string(divisor) != "1";
+    unsigned runs = 0;
+    while (runs < (idle_rule ? kMaxRuns : runs_needed)) {
+      ASSERT_EQ(m.core.run(1'000'000).exit, Exit::Budget);
+      ++runs;
+      if (idle_rule && m.core.jit()->stats().blocks_tier2 >= kPromoted) break;
+    }
+    if (idle_rule) {
+      EXPECT_GE(m.core.jit()->stats().blocks_tier2, kPromoted);
+      runs_needed = runs;
+    } else {
+      EXPECT_EQ(m.core.jit()->stats().blocks_tier2, 0u);
+    }
+    for (unsigned i = 0; i < 5000 && m.core.PC != m.core.X[9]; ++i) m.core.run(1);
+    ASSERT_EQ(m.core.PC, m.core.X[9]);
+    EXPECT_GT(m.core.X[5], 0u);
+    EXPECT_EQ(m.core.X[3], 1024u * m.core.X[5]);
+    EXPECT_EQ(m.records(), 0u);
+  }
+}
+
 // A loop that runs most of the instructions is compiled at the second tier ahead of queued first-tier
 // compiles (VPLAT_JIT_DOMINANT); otherwise the second tier waits for the first tier's queue to empty.
 // jit_dominant makes 4096 blocks hot at once, then loops in two blocks. Chain-start sampling is off and
