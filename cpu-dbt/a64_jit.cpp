@@ -1848,10 +1848,15 @@ struct JitEngine::Impl {
   // alone, the short lulls of a boot's compile backlog put second-tier modules in the way of the first
   // tier's: boot to the banner 4.47 -> 5.10 s, medians of 8 alternating runs; so did keeping requests
   // fresh at the lower threshold at other times.)
-  // VPLAT_JIT_PROMOTE_IDLE=N: that divisor (1: the same threshold always).
+  // VPLAT_JIT_PROMOTE_IDLE=N: that divisor (1, the default: the same threshold always). Not on by default:
+  // in the benchmark's workloads (3 alternating runs each way) the shell loop gained ~1.7 s at 16 (19.71 ->
+  // 17.97 s, medians) while bzip2 and xz lost about as much (17.67 -> 19.77 s, 18.65 -> 20.79 s): each
+  // second-tier install that replaces a first-tier block bumps cache_gen, unlinking every exit and emptying
+  // the jump cache, and idle promotion makes hundreds of such installs in programs whose hot loops are at the
+  // second tier already (the likely cause; not measured).
   static constexpr uint64_t kPromotionPeriod = 1ull << 26;
   const uint64_t promotion_insns = env_number("VPLAT_JIT_PROMOTE", 0, 1ull << 26, 1ull << 17);
-  const uint64_t idle_promotion_divisor = env_number("VPLAT_JIT_PROMOTE_IDLE", 1, 1ull << 26, 16);
+  const uint64_t idle_promotion_divisor = env_number("VPLAT_JIT_PROMOTE_IDLE", 1, 1ull << 26, 1);
   const bool counting_runs = !sync && tier2_samples && promotion_insns; // first-tier code counts its runs
   uint64_t next_promotion = kPromotionPeriod;
   uint64_t tier1_requests = 0, tier1_requests_seen = 0; // first-tier batches queued, at the last look

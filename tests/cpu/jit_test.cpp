@@ -323,10 +323,10 @@ TEST(Jit, HotBlocksInsideChainsReachTheSecondTier) {
 }
 
 // While nothing waits to be compiled, blocks that ran a sixteenth of the promotion threshold's instructions
-// in a period reach the second tier too (VPLAT_JIT_PROMOTE_IDLE, default 16): jit_spread's 1025 blocks run
-// ~65 k of a period's 2^26 instructions each, under the threshold of 131072 and over 8192. With the divisor
-// at 1 none is promoted in as many runs. Chain-start sampling is off. Either way x3 = 1024 x5 at the first
-// block.
+// in a period reach the second tier too (VPLAT_JIT_PROMOTE_IDLE=16; off by default): jit_spread's 1025 blocks
+// run ~65 k of a period's 2^26 instructions each, under the threshold of 131072 and over 8192. With the
+// divisor at 1 none is promoted in as many runs. Chain-start sampling is off. Either way x3 = 1024 x5 at the
+// first block.
 TEST(Jit, SpreadOutTimeReachesTheSecondTierWhileTheCompilerIdles) {
   constexpr unsigned kMaxRuns = 4000; // of 1M instructions: ~200 suffice
   constexpr uint64_t kPromoted = 100;
