@@ -1850,10 +1850,10 @@ struct JitEngine::Impl {
   // fresh at the lower threshold at other times.)
   // VPLAT_JIT_PROMOTE_IDLE=N: that divisor (1, the default: the same threshold always). Not on by default:
   // in the benchmark's workloads (3 alternating runs each way) the shell loop gained ~1.7 s at 16 (19.71 ->
-  // 17.97 s, medians) while bzip2 and xz lost about as much (17.67 -> 19.77 s, 18.65 -> 20.79 s): each
-  // second-tier install that replaces a first-tier block bumps cache_gen, unlinking every exit and emptying
-  // the jump cache, and idle promotion makes hundreds of such installs in programs whose hot loops are at the
-  // second tier already (the likely cause; not measured).
+  // 17.97 s, medians) while bzip2 and xz lost about as much (17.67 -> 19.77 s, 18.65 -> 20.79 s); an
+  // earlier A/B of 3 runs each way had the whole set faster (80.3 -> 73.3 s). Not explained: bzip2 alone
+  // after a boot made only 34 more second-tier blocks (174 against 140), so the global unlinking at each
+  // install that replaces a first-tier block is not it.
   static constexpr uint64_t kPromotionPeriod = 1ull << 26;
   const uint64_t promotion_insns = env_number("VPLAT_JIT_PROMOTE", 0, 1ull << 26, 1ull << 17);
   const uint64_t idle_promotion_divisor = env_number("VPLAT_JIT_PROMOTE_IDLE", 1, 1ull << 26, 1);
