@@ -8,9 +8,11 @@
 #include <cstring>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <initializer_list>
 #include <iterator>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace vplat::cpu;
@@ -80,6 +82,14 @@ struct Machine {
   explicit Machine(Engine e) : core(mem, system_config(), &hooks) {
     mem.core = &core;
     core.set_engine(e);
+  }
+  // With these environment settings while the engine is made (the JIT reads its tuning switches then).
+  Machine(Engine e, std::initializer_list<std::pair<const char*, const char*>> env)
+      : core(mem, system_config(), &hooks) {
+    mem.core = &core;
+    for (const auto& [name, value] : env) setenv(name, value, 1);
+    core.set_engine(e);
+    for (const auto& [name, value] : env) unsetenv(name);
   }
   void start(const std::string& program) {
     std::ifstream in(std::string(VPLAT_CPU_PROGRAM_DIR) + "/" + program + ".bin", std::ios::binary);
@@ -255,9 +265,7 @@ TEST(Jit, BlocksFollowEachOtherWithoutTheRunLoop) {
 TEST(Jit, DirectLinksNeverReachReplacedBlocks) {
   for (const char* tier2 : {"0", "5"}) {
     SCOPED_TRACE(std::string("VPLAT_JIT_TIER2=") + tier2);
-    setenv("VPLAT_JIT_TIER2", tier2, 1);
-    Machine m(Engine::Jit);
-    unsetenv("VPLAT_JIT_TIER2");
+    Machine m(Engine::Jit, {{"VPLAT_JIT_TIER2", tier2}});
     m.start("jit_direct");
     for (unsigned i = 0; i < 1000 && (m.core.X[9] == 0 || m.core.PC != m.core.X[9]); ++i) m.core.run(1);
     const uint64_t function = m.core.X[9];
@@ -292,11 +300,7 @@ TEST(Jit, HotBlocksInsideChainsReachTheSecondTier) {
   unsigned runs_needed = 0;
   for (const char* promote : {"131072", "0"}) {
     SCOPED_TRACE(std::string("VPLAT_JIT_PROMOTE=") + promote);
-    setenv("VPLAT_JIT_TIER2", "1000000", 1);
-    setenv("VPLAT_JIT_PROMOTE", promote, 1);
-    Machine m(Engine::Auto);
-    unsetenv("VPLAT_JIT_TIER2");
-    unsetenv("VPLAT_JIT_PROMOTE");
+    Machine m(Engine::Auto, {{"VPLAT_JIT_TIER2", "1000000"}, {"VPLAT_JIT_PROMOTE", promote}});
     m.start("jit_hot_chain");
     const bool promoting = promote[0] != '0';
     unsigned runs = 0;
@@ -333,11 +337,7 @@ TEST(Jit, SpreadOutTimeReachesTheSecondTierWhileTheCompilerIdles) {
   unsigned runs_needed = 0;
   for (const char* divisor : {"16", "1"}) {
     SCOPED_TRACE(std::string("VPLAT_JIT_PROMOTE_IDLE=") + divisor);
-    setenv("VPLAT_JIT_TIER2", "1000000", 1);
-    setenv("VPLAT_JIT_PROMOTE_IDLE", divisor, 1);
-    Machine m(Engine::Auto);
-    unsetenv("VPLAT_JIT_TIER2");
-    unsetenv("VPLAT_JIT_PROMOTE_IDLE");
+    Machine m(Engine::Auto, {{"VPLAT_JIT_TIER2", "1000000"}, {"VPLAT_JIT_PROMOTE_IDLE", divisor}});
     m.start("jit_spread");
     const bool idle_rule = std::string(divisor) != "1";
     unsigned runs = 0;
@@ -367,13 +367,9 @@ TEST(Jit, SpreadOutTimeReachesTheSecondTierWhileTheCompilerIdles) {
 TEST(Jit, DominantLoopsReachTheSecondTierAheadOfQueuedCompiles) {
   for (const char* dominant : {"4194304", "18446744073709551615"}) {
     SCOPED_TRACE(std::string("VPLAT_JIT_DOMINANT=") + dominant);
-    setenv("VPLAT_JIT_TIER2", "1000000", 1);
-    setenv("VPLAT_JIT_MAX_WAIT", "600000", 1);
-    setenv("VPLAT_JIT_DOMINANT", dominant, 1);
-    Machine m(Engine::Auto);
-    unsetenv("VPLAT_JIT_TIER2");
-    unsetenv("VPLAT_JIT_MAX_WAIT");
-    unsetenv("VPLAT_JIT_DOMINANT");
+    Machine m(
+        Engine::Auto,
+        {{"VPLAT_JIT_TIER2", "1000000"}, {"VPLAT_JIT_MAX_WAIT", "600000"}, {"VPLAT_JIT_DOMINANT", dominant}});
     m.start("jit_dominant");
     for (unsigned runs = 0; runs < 1'000'000 && m.core.jit()->stats().blocks_tier2 == 0; ++runs)
       ASSERT_EQ(m.core.run(1'000'000).exit, Exit::Budget);
@@ -404,15 +400,10 @@ TEST(Jit, DominantLoopsReachTheSecondTierAheadOfQueuedCompiles) {
 TEST(Jit, QueuedUpRequestsAreCompiledByTheBacklogCodeGenerator) {
   for (const char* backlog : {"1", "0"}) {
     SCOPED_TRACE(std::string("VPLAT_JIT_BACKLOG=") + backlog);
-    setenv("VPLAT_JIT_BACKLOG", backlog, 1);
-    setenv("VPLAT_JIT_BATCH", "1", 1);
-    setenv("VPLAT_JIT_TIER2", "0", 1);
-    setenv("VPLAT_JIT_MAX_WAIT", "600000", 1);
-    Machine m(Engine::Auto);
-    unsetenv("VPLAT_JIT_BACKLOG");
-    unsetenv("VPLAT_JIT_BATCH");
-    unsetenv("VPLAT_JIT_TIER2");
-    unsetenv("VPLAT_JIT_MAX_WAIT");
+    Machine m(Engine::Auto, {{"VPLAT_JIT_BACKLOG", backlog},
+                             {"VPLAT_JIT_BATCH", "1"},
+                             {"VPLAT_JIT_TIER2", "0"},
+                             {"VPLAT_JIT_MAX_WAIT", "600000"}});
     m.start("jit_dominant");
     for (unsigned runs = 0; runs < 1'000'000 && m.core.jit()->stats().blocks_compiled < 64; ++runs)
       ASSERT_EQ(m.core.run(1'000'000).exit, Exit::Budget);
