@@ -925,10 +925,11 @@ struct JitEngine::Impl {
     b.CreateRet(b.CreateSelect(boundary, b.CreateOr(total, b.getInt64(kAtBoundary)), total));
     add_shared(j, std::move(ctx), std::move(mod));
     chain_probe = find_shared(j, "vplat_chain_probe");
-    name_in_perf_map(chain_probe, "vplat_chain_probe", "vplat_chain_probe");
+    name_in_perf_map(chain_probe, "vplat_chain_probe");
   }
 
-  // VPLAT_JIT_PERF_MAP=1: a name for perf for the code of `symbol`.
+  // VPLAT_JIT_PERF_MAP=1: a name for perf for the code of `symbol` (by default the name itself).
+  void name_in_perf_map(const void* code, const char* name) { name_in_perf_map(code, name, name); }
   void name_in_perf_map(const void* code, const char* name, const std::string& symbol) {
     if (!perf_map) return;
     const uint64_t size = function_sizes.take(symbol);
@@ -977,8 +978,8 @@ struct JitEngine::Impl {
     add_shared(j, std::move(ctx), std::move(mod));
     mem_read_wrapper = find_shared(j, "vplat_mem_read");
     mem_write_wrapper = find_shared(j, "vplat_mem_write");
-    name_in_perf_map(mem_read_wrapper, "vplat_mem_read", "vplat_mem_read");
-    name_in_perf_map(mem_write_wrapper, "vplat_mem_write", "vplat_mem_write");
+    name_in_perf_map(mem_read_wrapper, "vplat_mem_read");
+    name_in_perf_map(mem_write_wrapper, "vplat_mem_write");
   }
 
   llvm::JITEventListener* listener() { return perf_map ? &function_sizes : nullptr; }
@@ -1027,7 +1028,7 @@ struct JitEngine::Impl {
     jit_opt = make_jit(llvm::CodeGenOpt::Default, false, listener());
     if (backlog_requests && !sync) jit_backlog = make_jit(llvm::CodeGenOpt::None, true, listener());
     enter = make_enter(*jit);
-    name_in_perf_map(reinterpret_cast<const void*>(enter), "vplat_enter", "vplat_enter");
+    name_in_perf_map(reinterpret_cast<const void*>(enter), "vplat_enter");
     if (!sync) worker = std::thread([this] { work(); });
   }
 
@@ -1864,13 +1865,12 @@ struct JitEngine::Impl {
     next_promotion = stats.insns_in_blocks + kPromotionPeriod;
     if (!counting_runs) return;
     const uint64_t low = std::max<uint64_t>(1, promotion_insns / idle_promotion_divisor);
-    bool idle;
-    {
+    bool idle = low < promotion_insns && tier1_requests == tier1_requests_seen; // the queues' lock only then
+    tier1_requests_seen = tier1_requests;
+    if (idle) {
       std::lock_guard<std::mutex> l(m);
       idle = queue.empty() && queue_tier2.empty();
     }
-    idle = idle && tier1_requests == tier1_requests_seen;
-    tier1_requests_seen = tier1_requests;
     std::vector<std::pair<Block*, uint64_t>> hot; // and the instructions each ran
     for (Block* b : counted.list) {
       const uint64_t insns = *b->runs_counted * b->len;
