@@ -1170,16 +1170,27 @@ struct JitEngine::Impl {
     llvm::Value* done = f->getArg(3);
     b.SetInsertPoint(llvm::BasicBlock::Create(*ctx, "entry", f));
     // A block whose end jumps back to its own start loops inside the function (no call, and values may stay
-    // in host registers from one iteration to the next): `limit` and `done` are per iteration.
+    // in host registers from one iteration to the next): `limit` and `done` are per iteration. The checks
+    // before the first iteration are made once (`checks`); a jump back makes the next iteration's itself
+    // (loop_back).
+    llvm::Value* const entry_limit = limit;
+    llvm::Value* const entry_done = done;
+    // A second-tier block (and each iteration of its loop) runs whole or not at all also where a run ends at
+    // a block boundary: then the budget cannot run out inside, and no path through it tests it at its
+    // internal block boundaries (the interpreter runs the few instructions past the budget instead).
+    const bool whole_runs = req.optimized && state_cache;
+    auto* checks = llvm::BasicBlock::Create(*ctx, "checks", f);
     auto* loop = llvm::BasicBlock::Create(*ctx, "loop", f);
-    b.CreateBr(loop);
+    b.CreateBr(checks);
     b.SetInsertPoint(loop);
-    llvm::PHINode* limit_phi = b.CreatePHI(i64, 2);
     llvm::PHINode* done_phi = b.CreatePHI(i64, 2);
-    limit_phi->addIncoming(limit, &f->getEntryBlock());
-    done_phi->addIncoming(done, &f->getEntryBlock());
+    llvm::PHINode* limit_phi = b.CreatePHI(i64, 2);
     limit = limit_phi;
     done = done_phi;
+    auto loop_from = [&](llvm::BasicBlock* from, llvm::Value* limit_then, llvm::Value* done_then) {
+      done_phi->addIncoming(done_then, from);
+      limit_phi->addIncoming(limit_then, from);
+    };
     auto* i8 = b.getInt8Ty();
     auto at_offset = [&](llvm::IRBuilder<>& bb, size_t offset) {
       return bb.CreateConstInBoundsGEP1_64(bb.getInt8Ty(), state, offset);
@@ -1200,27 +1211,64 @@ struct JitEngine::Impl {
     llvm::MDNode* unlikely = llvm::MDBuilder(*ctx).createBranchWeights(1, 1 << 20);
     llvm::MDNode* likely = llvm::MDBuilder(*ctx).createBranchWeights(1 << 20, 1);
     auto* decline = llvm::BasicBlock::Create(*ctx, "decline", f); // completed at the end
-    // A second-tier block (and each iteration of its loop) runs whole or not at all also where a run ends at
-    // a block boundary: then the budget cannot run out inside, and no path through it tests it at its
-    // internal block boundaries (the interpreter runs the few instructions past the budget instead).
-    const bool whole_runs = req.optimized && state_cache;
+    // Where a declined run returns from: the first iteration's checks, or a jump back (`done` is then the
+    // count so far).
+    llvm::PHINode* decline_done = llvm::PHINode::Create(i64, 2, "declined_after", decline);
     {
-      auto* body = llvm::BasicBlock::Create(*ctx, "body", f);
+      // FP traps are switched by system register writes and EL changes, outside blocks: tested before the
+      // first iteration only.
+      llvm::IRBuilder<> cb(checks);
       auto* short_budget = whole_runs ? decline : llvm::BasicBlock::Create(*ctx, "short_budget", f);
       if (has_fp) {
         auto* fp_ok = llvm::BasicBlock::Create(*ctx, "fp_ok", f);
-        b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.fp_trap)), b.getInt8(0)), decline,
-                       fp_ok, unlikely);
-        b.SetInsertPoint(fp_ok);
+        decline_done->addIncoming(entry_done, cb.GetInsertBlock());
+        cb.CreateCondBr(cb.CreateICmpNE(cb.CreateLoad(i8, at_offset(cb, off.fp_trap)), cb.getInt8(0)),
+                        decline, fp_ok, unlikely);
+        cb.SetInsertPoint(fp_ok);
       }
-      b.CreateCondBr(b.CreateICmpULT(limit, b.getInt64(n)), short_budget, body, unlikely);
+      if (whole_runs) decline_done->addIncoming(entry_done, cb.GetInsertBlock());
+      loop_from(cb.GetInsertBlock(), entry_limit, entry_done);
+      cb.CreateCondBr(cb.CreateICmpULT(entry_limit, cb.getInt64(n)), short_budget, loop, unlikely);
       if (!whole_runs) {
-        b.SetInsertPoint(short_budget);
-        b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(i8, at_offset(b, off.run_to_boundary)), b.getInt8(0)),
-                       body, decline);
+        cb.SetInsertPoint(short_budget);
+        loop_from(short_budget, entry_limit, entry_done);
+        decline_done->addIncoming(entry_done, short_budget);
+        cb.CreateCondBr(cb.CreateICmpNE(cb.CreateLoad(i8, at_offset(cb, off.run_to_boundary)), cb.getInt8(0)),
+                        loop, decline);
       }
-      b.SetInsertPoint(body);
     }
+    // A jump back to the start after an iteration that retired `total`, leaving `left` of the budget: the
+    // next iteration runs if the budget covers all of it (left >= n, the test before the first iteration),
+    // and otherwise as the checks before the first would have it (0 < left < n: declined, or run where a run
+    // ends at a block boundary, first tier); with the budget used up (or, with attention_between_blocks, the
+    // attention flags changed), `otherwise`.
+    auto loop_back = [&](llvm::IRBuilder<>& eb, llvm::Value* left, llvm::Value* total,
+                         llvm::BasicBlock* otherwise) {
+      auto* again = llvm::BasicBlock::Create(*ctx, "again", f);
+      auto* short_left = llvm::BasicBlock::Create(*ctx, "short_left", f);
+      if (attention_between_blocks) {
+        auto* whole = llvm::BasicBlock::Create(*ctx, "whole", f);
+        eb.CreateCondBr(eb.CreateICmpSGE(left, eb.getInt64(n)), whole, short_left, likely);
+        eb.SetInsertPoint(whole);
+        eb.CreateCondBr(eb.CreateICmpEQ(load_attention(eb, state), attention), again, otherwise, likely);
+      } else {
+        eb.CreateCondBr(eb.CreateICmpSGE(left, eb.getInt64(n)), again, short_left, likely);
+      }
+      llvm::IRBuilder<>(again).CreateBr(loop);
+      loop_from(again, left, total);
+      llvm::IRBuilder<> sb(short_left);
+      auto* declines = llvm::BasicBlock::Create(*ctx, "short_budget", f);
+      sb.CreateCondBr(chain_goes_on(sb, state, attention, left), declines, otherwise);
+      sb.SetInsertPoint(declines);
+      decline_done->addIncoming(total, declines);
+      if (whole_runs) {
+        sb.CreateBr(decline);
+      } else {
+        loop_from(declines, left, total);
+        sb.CreateCondBr(sb.CreateICmpNE(sb.CreateLoad(i8, at_offset(sb, off.run_to_boundary)), sb.getInt8(0)),
+                        loop, decline);
+      }
+    };
     // A first-tier block counts its runs, so that the run loop sees where the time goes inside chains of
     // linked blocks, which rarely start at the hot blocks (Impl::promote_hot). One add to memory per run.
     if (!req.optimized && counting_runs) {
@@ -1368,9 +1416,7 @@ struct JitEngine::Impl {
         auto* to_probe = llvm::BasicBlock::Create(*ctx, "to_probe", f);
         eb.CreateCondBr(eb.CreateICmpEQ(target, eb.getInt64(req.key.va)), maybe_loop, to_probe);
         eb.SetInsertPoint(maybe_loop);
-        eb.CreateCondBr(chain_goes_on(eb, state, attention, left), loop, to_probe);
-        limit_phi->addIncoming(left, maybe_loop);
-        done_phi->addIncoming(total, maybe_loop);
+        loop_back(eb, left, total, to_probe);
         exit->linkable = targets == Targets::One && exit->boundary;
         if (!shared_exit_tail) {
           eb.SetInsertPoint(to_probe);
@@ -1440,23 +1486,12 @@ struct JitEngine::Impl {
       // the exit's jump cache makes as well.
       auto* c_target = llvm::dyn_cast<llvm::ConstantInt>(target);
       if (c_target ? c_target->getZExtValue() == req.key.va : !indirect) {
-        auto* again = llvm::BasicBlock::Create(*ctx, "again", f);
         if (!c_target) {
           auto* to_start = llvm::BasicBlock::Create(*ctx, "to_start", f);
           eb.CreateCondBr(eb.CreateICmpEQ(target, eb.getInt64(req.key.va)), to_start, leave);
           eb.SetInsertPoint(to_start);
         }
-        if (attention_between_blocks) {
-          auto* budget_left = llvm::BasicBlock::Create(*ctx, "budget_left", f);
-          eb.CreateCondBr(eb.CreateICmpSGT(left, eb.getInt64(0)), budget_left, leave, likely);
-          eb.SetInsertPoint(budget_left);
-          eb.CreateCondBr(eb.CreateICmpEQ(load_attention(eb, state), attention), again, leave, likely);
-        } else {
-          eb.CreateCondBr(eb.CreateICmpSGT(left, eb.getInt64(0)), again, leave, likely);
-        }
-        llvm::IRBuilder<>(again).CreateBr(loop);
-        limit_phi->addIncoming(left, again);
-        done_phi->addIncoming(total, again);
+        loop_back(eb, left, total, leave);
       } else {
         eb.CreateBr(leave);
       }
@@ -1698,9 +1733,9 @@ struct JitEngine::Impl {
       store64(db, pc_off, db.getInt64(req.key.va));
       write_back(db);
       if (!write_backs.empty()) write_backs.back().written.clear(); // before any instruction ran
-      db.CreateRet(db.CreateOr(done, db.getInt64(kAtBoundary)));
+      db.CreateRet(db.CreateOr(decline_done, db.getInt64(kAtBoundary)));
     }
-    const bool loops = limit_phi->getNumIncomingValues() > 1;
+    const bool loops = done_phi->getNumIncomingValues() > (whole_runs ? 1u : 2u);
     for (const WriteBack& wb : write_backs) {
       llvm::IRBuilder<> wbb(wb.block->getTerminator());
       if (loops || !partial_write_backs)
