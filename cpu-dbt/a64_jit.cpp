@@ -7,6 +7,7 @@
 #include "cpu-dbt/a64_core.h"
 #include "cpu-dbt/baseline.h"
 #include "cpu-dbt/jit_loop_exits.h"
+#include "cpu-dbt/jit_narrow_compares.h"
 #include "cpu-dbt/jit_round_trips.h"
 #include "cpu-dbt/jit_state_alias.h"
 #include "cpu-dbt/jit_state_stores.h"
@@ -2187,6 +2188,11 @@ struct JitEngine::Impl {
       fpm.addPass(llvm::EarlyCSEPass(full));
       if (full) fpm.addPass(llvm::JumpThreadingPass());
       if (full) fpm.addPass(llvm::InstCombinePass());
+      // Compares of 32-bit values as 32-bit compares (both tiers; jit_narrow_compares.h); in the second tier
+      // after InstCombine, which narrows compares of extensions but leaves those of masked values.
+      // VPLAT_JIT_NARROW_COMPARES=0: off, for comparisons.
+      const bool narrow_compares = env_on("VPLAT_JIT_NARROW_COMPARES");
+      if (full && narrow_compares) fpm.addPass(NarrowCompares());
       fpm.addPass(llvm::SimplifyCFGPass());
       if (full) {
         fpm.addPass(llvm::GVNPass());
@@ -2196,6 +2202,7 @@ struct JitEngine::Impl {
       } else {
         fpm.addPass(llvm::EarlyCSEPass(true));
         fpm.addPass(NarrowLoads());
+        if (narrow_compares) fpm.addPass(NarrowCompares());
       }
       // The first tier removes overwritten stores of the state only, without MemorySSA (cpu-dbt/README.md
       // "First tier: state stores overwritten"); VPLAT_JIT_T1_DSE=1: LLVM's DSE instead, for comparisons.
