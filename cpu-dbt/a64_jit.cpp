@@ -1188,6 +1188,7 @@ struct JitEngine::Impl {
     llvm::PHINode* limit_phi = b.CreatePHI(i64, 2);
     limit = limit_phi;
     done = done_phi;
+    bool loops = false; // whether any jump back was made (loop_back)
     auto loop_from = [&](llvm::BasicBlock* from, llvm::Value* limit_then, llvm::Value* done_then) {
       done_phi->addIncoming(done_then, from);
       limit_phi->addIncoming(limit_then, from);
@@ -1215,6 +1216,14 @@ struct JitEngine::Impl {
     // Where a declined run returns from: the first iteration's checks, or a jump back (`done` is then the
     // count so far).
     llvm::PHINode* decline_done = llvm::PHINode::Create(i64, 2, "declined_after", decline);
+    // First tier, a budget shorter than the block: where the run ends at a block boundary the iteration runs,
+    // else it is declined.
+    auto run_on_or_decline = [&](llvm::IRBuilder<>& sb, llvm::Value* limit_then, llvm::Value* done_then) {
+      loop_from(sb.GetInsertBlock(), limit_then, done_then);
+      decline_done->addIncoming(done_then, sb.GetInsertBlock());
+      sb.CreateCondBr(sb.CreateICmpNE(sb.CreateLoad(i8, at_offset(sb, off.run_to_boundary)), sb.getInt8(0)),
+                      loop, decline);
+    };
     {
       // FP traps are switched by system register writes and EL changes, outside blocks: tested before the
       // first iteration only.
@@ -1232,10 +1241,7 @@ struct JitEngine::Impl {
       cb.CreateCondBr(cb.CreateICmpULT(entry_limit, cb.getInt64(n)), short_budget, loop, unlikely);
       if (!whole_runs) {
         cb.SetInsertPoint(short_budget);
-        loop_from(short_budget, entry_limit, entry_done);
-        decline_done->addIncoming(entry_done, short_budget);
-        cb.CreateCondBr(cb.CreateICmpNE(cb.CreateLoad(i8, at_offset(cb, off.run_to_boundary)), cb.getInt8(0)),
-                        loop, decline);
+        run_on_or_decline(cb, entry_limit, entry_done);
       }
     }
     // A jump back to the start after an iteration that retired `total`, leaving `left` of the budget: the
@@ -1245,6 +1251,7 @@ struct JitEngine::Impl {
     // attention flags changed), `otherwise`.
     auto loop_back = [&](llvm::IRBuilder<>& eb, llvm::Value* left, llvm::Value* total,
                          llvm::BasicBlock* otherwise) {
+      loops = true;
       auto* again = llvm::BasicBlock::Create(*ctx, "again", f);
       auto* short_left = llvm::BasicBlock::Create(*ctx, "short_left", f);
       if (attention_between_blocks) {
@@ -1261,13 +1268,11 @@ struct JitEngine::Impl {
       auto* declines = llvm::BasicBlock::Create(*ctx, "short_budget", f);
       sb.CreateCondBr(chain_goes_on(sb, state, attention, left), declines, otherwise);
       sb.SetInsertPoint(declines);
-      decline_done->addIncoming(total, declines);
       if (whole_runs) {
+        decline_done->addIncoming(total, declines);
         sb.CreateBr(decline);
       } else {
-        loop_from(declines, left, total);
-        sb.CreateCondBr(sb.CreateICmpNE(sb.CreateLoad(i8, at_offset(sb, off.run_to_boundary)), sb.getInt8(0)),
-                        loop, decline);
+        run_on_or_decline(sb, left, total);
       }
     };
     // A first-tier block counts its runs, so that the run loop sees where the time goes inside chains of
@@ -1736,7 +1741,6 @@ struct JitEngine::Impl {
       if (!write_backs.empty()) write_backs.back().written.clear(); // before any instruction ran
       db.CreateRet(db.CreateOr(decline_done, db.getInt64(kAtBoundary)));
     }
-    const bool loops = done_phi->getNumIncomingValues() > (whole_runs ? 1u : 2u);
     for (const WriteBack& wb : write_backs) {
       llvm::IRBuilder<> wbb(wb.block->getTerminator());
       if (loops || !partial_write_backs)
