@@ -433,6 +433,7 @@ struct Block {
   size_t counted_at = 0;
   bool optimized = false;   // the second-tier translation was asked for
   bool second_tier = false; // this is it
+  uint8_t warm_periods = 0; // promotion periods in a row it ran steady_insns or more (Impl::promote_hot)
   // --cpu-stats: the slot of the run counter the code bumps on entry, and the instruction ids it runs.
   uint32_t count_slot = kNoSlot;
   std::vector<uint16_t> ids;
@@ -1898,6 +1899,13 @@ struct JitEngine::Impl {
   static constexpr uint64_t kPromotionPeriod = 1ull << 26;
   const uint64_t promotion_insns = env_number("VPLAT_JIT_PROMOTE", 0, 1ull << 26, 1ull << 17);
   const uint64_t idle_promotion_divisor = env_number("VPLAT_JIT_PROMOTE_IDLE", 1, 1ull << 26, 1);
+  // A block that ran steady_insns or more in each of kSteadyPeriods periods in a row is asked for too: code
+  // that keeps running at a steady share under the threshold (a shell's command loop: ~450 first-tier
+  // blocks of ~100 k instructions a period each, ~40% of the guest thread at steady state) is a program's
+  // steady state, worth the second tier's compiles, where a workload's warm-up is not.
+  // VPLAT_JIT_PROMOTE_STEADY=N: that share (0: off).
+  static constexpr unsigned kSteadyPeriods = 4;
+  const uint64_t steady_insns = env_number("VPLAT_JIT_PROMOTE_STEADY", 0, 1ull << 26, 1ull << 14);
   const bool counting_runs = !sync && tier2_samples && promotion_insns; // first-tier code counts its runs
   uint64_t next_promotion = kPromotionPeriod;
   uint64_t tier1_requests = 0, tier1_requests_seen = 0; // first-tier batches queued, at the last look
@@ -1915,7 +1923,12 @@ struct JitEngine::Impl {
     for (Block* b : counted.list) {
       const uint64_t insns = *b->runs_counted * b->len;
       *b->runs_counted = 0;
-      if (insns >= (idle ? low : promotion_insns)) hot.emplace_back(b, insns);
+      if (steady_insns && insns >= steady_insns)
+        b->warm_periods = static_cast<uint8_t>(std::min<unsigned>(b->warm_periods + 1u, kSteadyPeriods));
+      else
+        b->warm_periods = 0;
+      if (insns >= (idle ? low : promotion_insns) || b->warm_periods >= kSteadyPeriods)
+        hot.emplace_back(b, insns);
     }
     std::vector<Key> dominant;
     for (auto [b, insns] : hot) {
