@@ -1756,10 +1756,15 @@ struct JitEngine::Impl {
     }
   }
 
+  // Whether the engine runs more than one core. A store clears other cores' exclusive monitors only
+  // (CoreGroup::store_to), so with one core the stores' fast path does not test the monitors' flag
+  // (VPLAT_JIT_MONITOR_TEST=1: it does anyway). Translations are dropped when a second core joins.
+  std::atomic<bool> several_cores{env_set("VPLAT_JIT_MONITOR_TEST")};
+
   // The soft-TLB fast path of mem_read/mem_write (a64_helpers.cpp) in IR, for accesses of a constant size:
   // a tag compare in the TLB bank of the access EL (a hit is a RAM page without SCTLR.A alignment checking:
-  // Core::TlbEntry), no page crossing, and for stores no exclusive monitor to update. Everything else calls
-  // the helper, as the interpreter does.
+  // Core::TlbEntry), no page crossing, and for stores (on an engine of several cores) no exclusive monitor
+  // to update. Everything else calls the helper, as the interpreter does.
   bool inline_memory(vplat::adljit::Ctx& c, void* fn, const std::vector<llvm::Value*>& args, unsigned el,
                      llvm::Value*& result) {
     const bool read = fn == reinterpret_cast<void*>(&g::mem_read);
@@ -1783,7 +1788,7 @@ struct JitEngine::Impl {
     llvm::Value* last_page =
         size > 1 ? b.CreateAnd(b.CreateAdd(addr, c.k64(size - 1)), c.k64(~0xfffull)) : page;
     llvm::Value* ok = b.CreateICmpEQ(tag, last_page);
-    if (!read) {
+    if (!read && several_cores.load(std::memory_order_relaxed)) {
       llvm::Value* mon_ptr = b.CreateIntToPtr(c.k64(reinterpret_cast<uintptr_t>(off.monitors)), c.ptr);
       // Set only by the helper that follows a load-exclusive (not a memory helper).
       llvm::LoadInst* monitors = b.CreateLoad(i8, mon_ptr);
@@ -2759,6 +2764,10 @@ void JitEngine::add_core(Core& core) {
     im.cores.push_back(&core);
     im.block_runs.emplace_back(im.block_runs.empty() ? 0 : im.block_runs[0].size());
     core.block_runs_ = im.block_runs.back().data();
+    // Translations made so far were made for one core.
+    if (im.cores.size() == 2 && !im.several_cores.exchange(true) &&
+        (!im.blocks.empty() || !im.pending.empty()))
+      im.drop_all();
   }
   auto* base = reinterpret_cast<char*>(static_cast<g::State*>(&core));
   im.off.attention = static_cast<size_t>(reinterpret_cast<char*>(&core.attention_) - base);

@@ -444,6 +444,31 @@ TEST(System, GlobalMonitorClearedByAStoreInTranslatedCode) {
   EXPECT_EQ(m.a.X[2], 1u);           // failed: the global monitor was cleared
 }
 
+// A store translated while its engine ran one core has no monitor test (no other core's monitor to clear);
+// when a second core joins the group those translations go, so b's store, translated again, clears a's
+// monitor as above. Without the drop a's store-exclusive would succeed.
+TEST(System, StoresTranslatedForOneCoreGoWhenASecondCoreJoins) {
+  Memory mem;
+  Hooks hooks;
+  Core a{mem, Machine::system_config(), &hooks}, b{mem, Machine::system_config(), &hooks};
+  CoreGroup group;
+  group.add(b);
+  b.set_engine(Engine::Jit);
+  mem.load("monitor_a", 0x10000);
+  mem.load("monitor_c", 0x20000);
+  b.power_on(0x20000);
+  ASSERT_EQ(b.run(5).retired, 5u); // its block, translated for one core
+  ASSERT_GT(b.jit()->stats().insns_in_blocks, 0u);
+  group.add(a);
+  a.set_engine(Engine::Jit);
+  a.power_on(0x10000);
+  ASSERT_EQ(a.run(2).retired, 2u); // movz, ldxr
+  b.PC = 0x20000;
+  ASSERT_EQ(b.run(5).retired, 5u); // the store to a's granule, in a block again
+  ASSERT_EQ(a.run(1).retired, 1u); // stxr
+  EXPECT_EQ(a.X[2], 1u);           // failed: the global monitor was cleared
+}
+
 TEST(System, UserModeStopsOnExceptions) {
   Machine m(Core::Config{}); // user level, as the differential tests use it
   m.start("exceptions");
