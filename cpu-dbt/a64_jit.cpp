@@ -473,6 +473,7 @@ struct Result {
   Request req;
   BlockFn fn = nullptr;
   uint64_t* runs = nullptr; // the first tier's run counter (BlockExit::runs)
+  bool loops = false;       // the block jumps back to its start (build_function)
   std::shared_ptr<Chunk> code; // shared by the blocks compiled in one module
 };
 
@@ -1077,9 +1078,10 @@ struct JitEngine::Impl {
       exits += exit_count(req.words);
     }
     std::unique_ptr<BlockExit[]> slots(new BlockExit[exits]());
+    std::vector<bool> loops;
     for (size_t i = 0; i < reqs.size(); ++i) {
       names.push_back("blk" + std::to_string(reqs[i].key.va) + "_" + std::to_string(next_name_atomic()));
-      build_function(*ctx, *mod, reqs[i], names.back(), &slots[first_exit[i]]);
+      loops.push_back(build_function(*ctx, *mod, reqs[i], names.back(), &slots[first_exit[i]]));
     }
     const uint64_t t1 = now();
     const uint64_t ir_before = ir_size(*mod);
@@ -1118,6 +1120,7 @@ struct JitEngine::Impl {
     for (size_t i = 0; i < reqs.size(); ++i) {
       Result r;
       r.fn = llvm::jitTargetAddressToPointer<BlockFn>((*found)[symbols[i]].getAddress());
+      r.loops = loops[i];
       if (!optimized && counting_runs) r.runs = &exits_base[first_exit[i]].runs;
       if (perf_map) {
         char name[64];
@@ -1159,7 +1162,8 @@ struct JitEngine::Impl {
   // run, or a region start: the end, a side exit, or a check after such an instruction inside the block),
   // except at the second tier, whose blocks run whole or not at all either way (`whole_runs`). Either way
   // the run ends exactly where the interpreter would end it.
-  void build_function(llvm::LLVMContext& lctx, llvm::Module& module, const Request& req,
+  // Returns whether the block jumps back to its start.
+  bool build_function(llvm::LLVMContext& lctx, llvm::Module& module, const Request& req,
                       const std::string& name, BlockExit* all_exits) {
     llvm::LLVMContext* ctx = &lctx;
     llvm::IRBuilder<> b(*ctx);
@@ -1404,6 +1408,39 @@ struct JitEngine::Impl {
     // `targets`: what the exit's target may be (one constant, either way of a conditional branch, or
     // anything: an indirect branch).
     enum class Targets { One, Two, Any };
+    // Whether a direct branch's target, read from the next PC, may be this block's start. The next PC is a
+    // local variable of the block (the state cache's, second tier) that branches set to constants
+    // (decode-time fields folded), either way of a conditional one, or selects between constants: if no
+    // constant stored to it so far is the start, the exit does not loop. Without this every block that ends
+    // in B or BL or has a side exit counted as one that loops, whose write-backs store all it writes
+    // anywhere, loaded at its entry for the purpose. (Anything else stored there, and the first tier's next
+    // PC in memory: it may.)
+    auto may_be_start = [&](llvm::Value* target) {
+      auto* load = llvm::dyn_cast<llvm::LoadInst>(target);
+      auto* var = load ? llvm::dyn_cast<llvm::AllocaInst>(load->getPointerOperand()) : nullptr;
+      if (!var) return true;
+      bool start = false, known = true;
+      auto note = [&](llvm::Value* v) {
+        if (auto* k = llvm::dyn_cast<llvm::ConstantInt>(v))
+          start |= k->getZExtValue() == req.key.va;
+        else
+          known = false;
+      };
+      for (llvm::User* u : var->users()) {
+        auto* st = llvm::dyn_cast<llvm::StoreInst>(u);
+        if (!st || st->getPointerOperand() != var) continue;
+        llvm::Value* v = st->getValueOperand();
+        // The cache's load of the state's stale next PC at the function's start, which no branch reads.
+        if (st->getParent() == &f->getEntryBlock() && llvm::isa<llvm::LoadInst>(v)) continue;
+        if (auto* sel = llvm::dyn_cast<llvm::SelectInst>(v)) {
+          note(sel->getTrueValue());
+          note(sel->getFalseValue());
+        } else {
+          note(v);
+        }
+      }
+      return start || !known;
+    };
     auto chain = [&](llvm::IRBuilder<>& eb, llvm::Value* target, unsigned k, Targets targets) {
       const bool indirect = targets == Targets::Any;
       BlockExit* exit = all_exits + exits_made++;
@@ -1492,7 +1529,7 @@ struct JitEngine::Impl {
       // entry and stored them all at each exit (see "Write-backs" in cpu-dbt/README.md), for a jump that
       // the exit's jump cache makes as well.
       auto* c_target = llvm::dyn_cast<llvm::ConstantInt>(target);
-      if (c_target ? c_target->getZExtValue() == req.key.va : !indirect) {
+      if (c_target ? c_target->getZExtValue() == req.key.va : !indirect && may_be_start(target)) {
         if (!c_target) {
           auto* to_start = llvm::BasicBlock::Create(*ctx, "to_start", f);
           eb.CreateCondBr(eb.CreateICmpEQ(target, eb.getInt64(req.key.va)), to_start, leave);
@@ -1754,6 +1791,7 @@ struct JitEngine::Impl {
                    static_cast<unsigned long long>(req.key.va));
       std::abort();
     }
+    return loops;
   }
 
   // Whether the engine runs more than one core. A store clears other cores' exclusive monitors only
@@ -2498,7 +2536,10 @@ struct JitEngine::Impl {
       if (insn_flags(g::decode(w)) & kFlagFp) blk->fp = true;
     blk->fn = res.fn;
     blk->optimized = blk->second_tier = res.req.optimized;
-    if (res.req.optimized) ++stats.blocks_tier2;
+    if (res.req.optimized) {
+      ++stats.blocks_tier2;
+      if (res.loops) ++stats.blocks_tier2_looping;
+    }
     if (res.req.ahead) ++stats.tier2_ahead;
     if (res.req.backlog) ++stats.blocks_backlog;
     blk->code = std::move(res.code);

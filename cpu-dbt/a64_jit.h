@@ -43,6 +43,7 @@ struct JitStats {
   uint64_t invalidated_translated =
       0; // invalidated pages that held compiled code (the rest: pre-decoded only)
   uint64_t blocks_tier2 = 0; // of blocks_compiled: second-tier translations installed
+  uint64_t blocks_tier2_looping = 0; // of those: blocks that jump back to their start
   uint64_t tier2_ahead = 0;  // of those: compiled before waiting first-tier requests (dominant blocks)
   uint64_t blocks_backlog = 0; // of blocks_compiled: first-tier ones made while requests queued up
 };

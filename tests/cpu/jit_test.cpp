@@ -505,6 +505,26 @@ TEST(Jit, SameStepsAsTheInterpreterWithTheSecondTierEarly) {
   }
 }
 
+// A second-tier block loops (a loop's write-backs store all that the block writes anywhere, loaded at its
+// entry for the purpose) only where a branch in it can go back to its start: jit_loops' inner loop does,
+// the outer loop's blocks, whose branches go to other blocks, do not. (Their targets are read from the next
+// PC, which holds only constants there.)
+TEST(Jit, OnlyBlocksThatBranchToTheirStartLoopAtTheSecondTier) {
+  setenv("VPLAT_JIT_TIER2", "2", 1);
+  Machine m(Engine::Jit);
+  unsetenv("VPLAT_JIT_TIER2");
+  m.start("jit_loops");
+  RunResult r;
+  for (unsigned i = 0; i < 1000000; ++i) // short runs: the second tier samples chain starts
+    if ((r = m.core.run(1000)).exit != Exit::Budget) break;
+  ASSERT_EQ(r.exit, Exit::Off);
+  EXPECT_EQ(m.core.X[5], 136000u);
+  const JitStats s = m.core.jit()->stats();
+  EXPECT_GE(s.blocks_tier2, 3u);
+  EXPECT_GE(s.blocks_tier2_looping, 1u);
+  EXPECT_LT(s.blocks_tier2_looping, s.blocks_tier2);
+}
+
 // Blocks that run pre-decoded (VPLAT_JIT_PREDECODE=1: from their first run; no compiles, with the first
 // tier's threshold at its highest) take the same steps as the interpreter, run by run with budgets of
 // 1-3000 instructions: retired count, PC, registers and memory; both through Core::run_predecoded
