@@ -7,6 +7,7 @@
 #include <array>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 #include <initializer_list>
 #include <iterator>
@@ -326,78 +327,70 @@ TEST(Jit, HotBlocksInsideChainsReachTheSecondTier) {
   }
 }
 
-// While nothing waits to be compiled, blocks that ran a sixteenth of the promotion threshold's instructions
-// in a period reach the second tier too (VPLAT_JIT_PROMOTE_IDLE=16; off by default): jit_spread's 1025 blocks
-// run ~65 k of a period's 2^26 instructions each, under the threshold of 131072 and over 8192. With the
-// divisor at 1 none is promoted in as many runs. Chain-start sampling and the steady rule (below) are off.
-// Either way x3 = 1024 x5 at the first block.
-TEST(Jit, SpreadOutTimeReachesTheSecondTierWhileTheCompilerIdles) {
-  constexpr unsigned kMaxRuns = 4000; // of 1M instructions: ~200 suffice
+// jit_spread's 1025 blocks each run ~65 k of a promotion period's 2^26 instructions, under the threshold of
+// 131072. Runs it in runs of 1M instructions, `m` made with the rule under test on or off: on, until 100
+// blocks reached the second tier (at most 4000 runs: ~200-300 suffice); off, for as many runs as `runs_on`
+// took, with none promoted. `each` sees the statistics after every run. Either way the program's counts
+// agree at its first block (x3 = 1024 x5). Chain-start sampling is off. Returns the runs made.
+static unsigned run_spread(Machine& m, bool rule_on, unsigned runs_on,
+                           const std::function<void(const JitStats&, unsigned)>& each = {}) {
+  constexpr unsigned kMaxRuns = 4000;
   constexpr uint64_t kPromoted = 100;
-  unsigned runs_needed = 0;
+  m.start("jit_spread");
+  unsigned runs = 0;
+  while (runs < (rule_on ? kMaxRuns : runs_on)) {
+    EXPECT_EQ(m.core.run(1'000'000).exit, Exit::Budget);
+    ++runs;
+    const JitStats s = m.core.jit()->stats();
+    if (each) each(s, runs);
+    if (rule_on && s.blocks_tier2 >= kPromoted) break;
+  }
+  if (rule_on) {
+    EXPECT_GE(m.core.jit()->stats().blocks_tier2, kPromoted);
+  } else {
+    EXPECT_EQ(m.core.jit()->stats().blocks_tier2, 0u);
+  }
+  for (unsigned i = 0; i < 5000 && m.core.PC != m.core.X[9]; ++i) m.core.run(1);
+  EXPECT_EQ(m.core.PC, m.core.X[9]);
+  EXPECT_GT(m.core.X[5], 0u);
+  EXPECT_EQ(m.core.X[3], 1024u * m.core.X[5]);
+  EXPECT_EQ(m.records(), 0u);
+  return runs;
+}
+
+// While nothing waits to be compiled, blocks that ran a sixteenth of the promotion threshold's instructions
+// in a period reach the second tier too (VPLAT_JIT_PROMOTE_IDLE=16; off by default), jit_spread's (over
+// 8192 each); with the divisor at 1 none is promoted in as many runs. The steady rule (below) is off.
+TEST(Jit, SpreadOutTimeReachesTheSecondTierWhileTheCompilerIdles) {
+  unsigned runs_on = 0;
   for (const char* divisor : {"16", "1"}) {
     SCOPED_TRACE(std::string("VPLAT_JIT_PROMOTE_IDLE=") + divisor);
     Machine m(Engine::Auto, {{"VPLAT_JIT_TIER2", "1000000"},
                              {"VPLAT_JIT_PROMOTE_IDLE", divisor},
                              {"VPLAT_JIT_PROMOTE_STEADY", "0"}});
-    m.start("jit_spread");
-    const bool idle_rule = std::string(divisor) != "1";
-    unsigned runs = 0;
-    while (runs < (idle_rule ? kMaxRuns : runs_needed)) {
-      ASSERT_EQ(m.core.run(1'000'000).exit, Exit::Budget);
-      ++runs;
-      if (idle_rule && m.core.jit()->stats().blocks_tier2 >= kPromoted) break;
-    }
-    if (idle_rule) {
-      EXPECT_GE(m.core.jit()->stats().blocks_tier2, kPromoted);
-      runs_needed = runs;
-    } else {
-      EXPECT_EQ(m.core.jit()->stats().blocks_tier2, 0u);
-    }
-    for (unsigned i = 0; i < 5000 && m.core.PC != m.core.X[9]; ++i) m.core.run(1);
-    ASSERT_EQ(m.core.PC, m.core.X[9]);
-    EXPECT_GT(m.core.X[5], 0u);
-    EXPECT_EQ(m.core.X[3], 1024u * m.core.X[5]);
-    EXPECT_EQ(m.records(), 0u);
+    const bool on = std::string(divisor) != "1";
+    const unsigned runs = run_spread(m, on, runs_on);
+    if (on) runs_on = runs;
   }
 }
 
 // Blocks that run at least VPLAT_JIT_PROMOTE_STEADY instructions (default 2^14) in each of four promotion
-// periods in a row reach the second tier, though each stays under the threshold of 131072: jit_spread's 1025
-// blocks run ~65 k of each period's 2^26 instructions. None is asked for before the fourth period ends (the
-// requests are made there, so no compile can have finished before), and none at all with the rule off.
-// Chain-start sampling is off.
+// periods in a row reach the second tier, though each stays under the threshold: jit_spread's do. None is
+// asked for before the fourth period ends (the requests are made there, so no compile can have finished
+// before), and none at all with the rule off.
 TEST(Jit, SteadyWarmCodeReachesTheSecondTierAfterFourPeriods) {
   constexpr uint64_t kPeriod = 1ull << 26;
-  constexpr unsigned kMaxRuns = 4000; // of 1M instructions
-  constexpr uint64_t kPromoted = 100;
-  unsigned runs_needed = 0;
+  unsigned runs_on = 0;
   for (const char* steady : {"16384", "0"}) {
     SCOPED_TRACE(std::string("VPLAT_JIT_PROMOTE_STEADY=") + steady);
     Machine m(Engine::Auto, {{"VPLAT_JIT_TIER2", "1000000"}, {"VPLAT_JIT_PROMOTE_STEADY", steady}});
-    m.start("jit_spread");
-    const bool steady_rule = std::string(steady) != "0";
-    unsigned runs = 0;
-    while (runs < (steady_rule ? kMaxRuns : runs_needed)) {
-      ASSERT_EQ(m.core.run(1'000'000).exit, Exit::Budget);
-      ++runs;
-      const JitStats s = m.core.jit()->stats();
+    const bool on = std::string(steady) != "0";
+    const unsigned runs = run_spread(m, on, runs_on, [](const JitStats& s, unsigned after) {
       if (s.insns_in_blocks < 4 * kPeriod) {
-        ASSERT_EQ(s.blocks_tier2, 0u) << "after " << runs << " runs";
+        EXPECT_EQ(s.blocks_tier2, 0u) << "after " << after << " runs";
       }
-      if (steady_rule && s.blocks_tier2 >= kPromoted) break;
-    }
-    if (steady_rule) {
-      EXPECT_GE(m.core.jit()->stats().blocks_tier2, kPromoted);
-      runs_needed = runs;
-    } else {
-      EXPECT_EQ(m.core.jit()->stats().blocks_tier2, 0u);
-    }
-    for (unsigned i = 0; i < 5000 && m.core.PC != m.core.X[9]; ++i) m.core.run(1);
-    ASSERT_EQ(m.core.PC, m.core.X[9]);
-    EXPECT_GT(m.core.X[5], 0u);
-    EXPECT_EQ(m.core.X[3], 1024u * m.core.X[5]);
-    EXPECT_EQ(m.records(), 0u);
+    });
+    if (on) runs_on = runs;
   }
 }
 
