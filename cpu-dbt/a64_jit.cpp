@@ -6,6 +6,7 @@
 #include "aarch64_jit.h"
 #include "cpu-dbt/a64_core.h"
 #include "cpu-dbt/baseline.h"
+#include "cpu-dbt/jit_likely_paths.h"
 #include "cpu-dbt/jit_loop_exits.h"
 #include "cpu-dbt/jit_narrow_compares.h"
 #include "cpu-dbt/jit_round_trips.h"
@@ -159,6 +160,13 @@ uint64_t env_number(const char* name, uint64_t lo, uint64_t hi, uint64_t fallbac
 bool env_on(const char* name) {
   const char* v = std::getenv(name);
   return !v || *v != '0';
+}
+
+// The second tier's code generator selects instructions fast off its blocks' likely paths
+// (jit_likely_paths.h). VPLAT_JIT_COLD_FAST_ISEL=0: the full selector everywhere, for comparisons.
+bool cold_paths_selected_fast() {
+  static const bool on = env_on("VPLAT_JIT_COLD_FAST_ISEL");
+  return on;
 }
 
 bool env_set(const char* name) {
@@ -1028,7 +1036,8 @@ struct JitEngine::Impl {
       level = static_cast<llvm::CodeGenOpt::Level>(v[0] - '0');
     jit = make_jit(level, true, listener());
     tier1_at_none = level == llvm::CodeGenOpt::None;
-    jit_opt = make_jit(llvm::CodeGenOpt::Default, false, listener());
+    // The second tier selects instructions fast off its blocks' likely paths (FullSelectionOnLikelyPaths).
+    jit_opt = make_jit(llvm::CodeGenOpt::Default, cold_paths_selected_fast(), listener());
     if (backlog_requests && !sync) jit_backlog = make_jit(llvm::CodeGenOpt::None, true, listener());
     enter = make_enter(*jit);
     name_in_perf_map(reinterpret_cast<const void*>(enter), "vplat_enter");
@@ -2176,9 +2185,7 @@ struct JitEngine::Impl {
         const bool true_first = weighted && weight_true > weight_false;
         for (unsigned k = 0; k < n; ++k) {
           const unsigned i = n == 2 ? (true_first ? 1 - k : k) : k;
-          const uint64_t mine = i == 0 ? weight_true : weight_false,
-                         other = i == 0 ? weight_false : weight_true;
-          if (weighted && mine * kUnlikely < other) continue;
+          if (unlikely_successor(*term, i)) continue;
           if (llvm::BasicBlock* next = term->getSuccessor(i); !placed.count(next)) work.push_back(next);
         }
       }
@@ -2189,7 +2196,6 @@ struct JitEngine::Impl {
       kept.preserveSet<llvm::CFGAnalyses>();
       return kept;
     }
-    static constexpr uint64_t kUnlikely = 16; // an edge this many times less likely than the other way
   };
 
   // The optimisation pipeline, built once per thread that compiles (building it costs more than running it
@@ -2276,6 +2282,7 @@ struct JitEngine::Impl {
       if (!full && env_on("VPLAT_JIT_ROUND_TRIPS")) fpm.addPass(BooleanRoundTrips());
       // VPLAT_JIT_NPC_STORES=1: the first tier keeps them (for comparisons).
       if (!full && !std::getenv("VPLAT_JIT_NPC_STORES")) fpm.addPass(NextPcStores());
+      if (full && cold_paths_selected_fast()) fpm.addPass(FullSelectionOnLikelyPaths());
       if (at_none) {
         fpm.addPass(AddressesWhereUsed());
         fpm.addPass(SplitConjunctions());
