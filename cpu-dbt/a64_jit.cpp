@@ -2133,33 +2133,11 @@ struct JitEngine::Impl {
   // the other levels). Split again: the second compare moves into a block of its own.
   struct SplitConjunctions : llvm::PassInfoMixin<SplitConjunctions> {
     llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
-      std::vector<llvm::BranchInst*> todo;
-      for (llvm::BasicBlock& bb : f) {
-        auto* br = llvm::dyn_cast<llvm::BranchInst>(bb.getTerminator());
-        if (!br || !br->isConditional() || br->getSuccessor(0) == br->getSuccessor(1)) continue;
-        auto* both = llvm::dyn_cast<llvm::BinaryOperator>(br->getCondition());
-        if (both && both->getOpcode() == llvm::Instruction::And && both->hasOneUse() &&
-            both->getParent() == &bb && llvm::isa<llvm::CmpInst>(both->getOperand(0)) &&
-            llvm::isa<llvm::CmpInst>(both->getOperand(1)))
-          todo.push_back(br);
-      }
-      for (llvm::BranchInst* br : todo) {
-        llvm::BasicBlock* bb = br->getParent();
-        llvm::BasicBlock *yes = br->getSuccessor(0), *no = br->getSuccessor(1);
-        auto* both = llvm::cast<llvm::BinaryOperator>(br->getCondition());
-        auto* first = llvm::cast<llvm::Instruction>(both->getOperand(0));
-        auto* second = llvm::cast<llvm::Instruction>(both->getOperand(1));
-        llvm::BasicBlock* then = llvm::BasicBlock::Create(f.getContext(), "", &f, bb->getNextNode());
-        llvm::BranchInst* inner = llvm::BranchInst::Create(yes, no, second, then);
-        inner->copyMetadata(*br, {llvm::LLVMContext::MD_prof});
-        br->setCondition(first);
-        br->setSuccessor(0, then);
-        both->eraseFromParent();
-        if (second->hasOneUse() && second->getParent() == bb && second != first) second->moveBefore(inner);
-        yes->replacePhiUsesWith(bb, then);
-        for (llvm::PHINode& phi : no->phis()) phi.addIncoming(phi.getIncomingValueForBlock(bb), then);
-      }
-      return todo.empty() ? llvm::PreservedAnalyses::all() : llvm::PreservedAnalyses::none();
+      const bool split = split_logical_branches(f, [](const llvm::Instruction& both) {
+        return both.getOpcode() == llvm::Instruction::And && llvm::isa<llvm::CmpInst>(both.getOperand(0)) &&
+               llvm::isa<llvm::CmpInst>(both.getOperand(1));
+      });
+      return split ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
     }
   };
 

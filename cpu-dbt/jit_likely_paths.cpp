@@ -32,12 +32,7 @@ llvm::SmallPtrSet<const llvm::BasicBlock*, 32> likely_blocks(const llvm::Functio
   return seen;
 }
 
-namespace {
-
-// A branch on the logical AND or OR of two truth values becomes two branches, on the first value and then,
-// in a block of its own, on the second; both keep the branch's weights. (The full selector splits such a
-// branch itself when it sees the AND or OR as the condition, which the compare put in front of it hides.)
-bool split_logical_branches(llvm::Function& f) {
+bool split_logical_branches(llvm::Function& f, llvm::function_ref<bool(const llvm::Instruction&)> which) {
   using namespace llvm::PatternMatch;
   std::vector<llvm::BranchInst*> todo;
   for (llvm::BasicBlock& bb : f) {
@@ -45,7 +40,8 @@ bool split_logical_branches(llvm::Function& f) {
     if (!br || !br->isConditional() || br->getSuccessor(0) == br->getSuccessor(1)) continue;
     auto* both = llvm::dyn_cast<llvm::Instruction>(br->getCondition());
     if (both && both->hasOneUse() && both->getParent() == &bb &&
-        (match(both, m_LogicalAnd(m_Value(), m_Value())) || match(both, m_LogicalOr(m_Value(), m_Value()))))
+        (match(both, m_LogicalAnd(m_Value(), m_Value())) || match(both, m_LogicalOr(m_Value(), m_Value()))) &&
+        which(*both))
       todo.push_back(br);
   }
   for (llvm::BranchInst* br : todo) {
@@ -62,7 +58,7 @@ bool split_logical_branches(llvm::Function& f) {
     br->setSuccessor(is_and ? 0 : 1, then);
     both->eraseFromParent();
     if (auto* i = llvm::dyn_cast<llvm::Instruction>(second);
-        i && !llvm::isa<llvm::PHINode>(i) && i->hasOneUse() && i->getParent() == bb)
+        i && i != first && !llvm::isa<llvm::PHINode>(i) && i->hasOneUse() && i->getParent() == bb)
       i->moveBefore(inner);
     // `then` reaches the successor the first value does not decide, with the values `bb` gave it.
     llvm::BasicBlock* shared = is_and ? no : yes;
@@ -72,10 +68,10 @@ bool split_logical_branches(llvm::Function& f) {
   return !todo.empty();
 }
 
-} // namespace
-
 llvm::PreservedAnalyses FullSelectionOnLikelyPaths::run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
-  bool changed = split_logical_branches(f);
+  // The full selector splits such a branch itself when it sees the AND or OR as the condition, which the
+  // compare put in front of it below would hide.
+  bool changed = split_logical_branches(f, [](const llvm::Instruction&) { return true; });
   const bool split = changed;
   for (const llvm::BasicBlock* likely : likely_blocks(f)) {
     auto* br = llvm::dyn_cast<llvm::BranchInst>(const_cast<llvm::BasicBlock*>(likely)->getTerminator());

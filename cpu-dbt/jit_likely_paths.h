@@ -1,6 +1,7 @@
 // Which ways through a translated block are likely, and the second tier's instruction selection by them.
 #pragma once
 
+#include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/PassManager.h>
 
@@ -19,6 +20,11 @@ bool unlikely_successor(const llvm::Instruction& terminator, unsigned successor)
 
 // The blocks of `f` reached from its entry along edges that are not unlikely.
 llvm::SmallPtrSet<const llvm::BasicBlock*, 32> likely_blocks(const llvm::Function& f);
+
+// Each branch on the logical AND or OR (an `and`/`or` of i1, or its `select` form) of two truth values that
+// `which` accepts, computed in the branch's block for it alone, becomes two branches: on the first value,
+// and then, in a block of its own, on the second. Both keep the branch's weights. True if any changed.
+bool split_logical_branches(llvm::Function& f, llvm::function_ref<bool(const llvm::Instruction&)> which);
 
 // Second tier, the last IR pass before code generation, which runs with fast instruction selection
 // enabled. LLVM's fast selector takes a basic block's instructions from the last up, and leaves the block
