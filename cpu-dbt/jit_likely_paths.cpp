@@ -71,8 +71,8 @@ bool split_logical_branches(llvm::Function& f, llvm::function_ref<bool(const llv
 llvm::PreservedAnalyses FullSelectionOnLikelyPaths::run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
   // The full selector splits such a branch itself when it sees the AND or OR as the condition, which the
   // compare put in front of it below would hide.
-  bool changed = split_logical_branches(f, [](const llvm::Instruction&) { return true; });
-  const bool split = changed;
+  const bool split = split_logical_branches(f, [](const llvm::Instruction&) { return true; });
+  bool changed = split;
   for (const llvm::BasicBlock* likely : likely_blocks(f)) {
     auto* br = llvm::dyn_cast<llvm::BranchInst>(const_cast<llvm::BasicBlock*>(likely)->getTerminator());
     if (!br) continue; // returns and tail calls: the fast selector leaves them to the full one anyway
