@@ -1,8 +1,10 @@
 // The run loop, exception entry and return, the soft TLB slow paths, the debugger accessors and the core
 // group. Facts: Arm ARM (DDI 0487) D1 (exception model), D5 (VMSA), D17 (ESR/FAR/SPSR/PAR layouts).
 #include "cpu-dbt/a64_core.h"
+#include "devices/host_memory.h"
 #include <algorithm>
 #include <array>
+#include <new>
 
 namespace vplat::cpu {
 
@@ -107,6 +109,16 @@ const char* exception_name(Exception e) {
     return "illegal execution state";
   }
   return "?";
+}
+
+void* Core::operator new(std::size_t size) {
+  void* p = dev::reserve_host_memory(size);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+void Core::operator delete(void* p, std::size_t size) {
+  dev::release_host_memory(p, size);
 }
 
 Core::Core(MemoryPort& memory, const Config& cfg, CoreHooks* h)

@@ -152,6 +152,10 @@ public:
   };
 
   explicit Core(MemoryPort& memory) : Core(memory, Config{}) {}
+  // A core lives in huge pages where the host allows (devices/host_memory.h): its soft TLBs are 1 MiB that
+  // translated code indexes at random on every guest load, store and indirect branch.
+  static void* operator new(std::size_t size);
+  static void operator delete(void* p, std::size_t size);
   Core(MemoryPort& memory, const Config& config, CoreHooks* hooks = nullptr);
 
   // Where a run ends once its budget is used up. AtBudget: there, exactly. AtBlockBoundary: at the next point

@@ -1,18 +1,18 @@
 #include "devices/bus.h"
+#include "devices/host_memory.h"
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
-#include <sys/mman.h>
 
 namespace vplat::dev {
 
 Bus::~Bus() {
-  for (auto& r : ram_) munmap(r.host, r.size);
+  for (auto& r : ram_) release_host_memory(r.host, r.size);
 }
 
 void Bus::add_ram(uint64_t base, uint64_t size) {
-  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) throw std::runtime_error("cannot reserve " + std::to_string(size >> 20) + " MiB of guest RAM");
+  void* p = reserve_host_memory(size);
+  if (!p) throw std::runtime_error("cannot reserve " + std::to_string(size >> 20) + " MiB of guest RAM");
   ram_.push_back({base, size, static_cast<uint8_t*>(p)});
 }
 

@@ -2,6 +2,7 @@
 // and the GICv2 architecture specification (IHI 0048B).
 #include "devices/bus.h"
 #include "devices/gic400.h"
+#include "devices/host_memory.h"
 #include "devices/pl011.h"
 #include <gtest/gtest.h>
 #include <string>
@@ -24,6 +25,32 @@ TEST(Bus, AccessOutsideEverythingFails) {
   EXPECT_FALSE(bus.read(0x10, 4, v));
   EXPECT_FALSE(bus.write(0x80000000 + (1 << 20) - 2, 4, 0)); // straddles the end of RAM
   EXPECT_EQ(bus.ram_pointer(0x80000000 + (1 << 20) - 2, 4), nullptr);
+}
+
+TEST(HostMemory, IsZeroFilledWritableAndOnAHugePageBoundary) {
+  // Guest RAM and the cores' soft TLBs rely on all three: RAM starts zeroed, and a transparent huge page
+  // backs only an aligned 2 MiB.
+  const size_t size = (3u << 20) + 4096; // not a whole number of huge pages
+  auto* p = static_cast<uint8_t*>(vd::reserve_host_memory(size));
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (2u << 20), 0u);
+  for (size_t i = 0; i < size; i += 4096) EXPECT_EQ(p[i], 0) << i;
+  EXPECT_EQ(p[size - 1], 0);
+  p[0] = 1;
+  p[size - 1] = 2;
+  EXPECT_EQ(p[0] + p[size - 1], 3);
+  vd::release_host_memory(p, size);
+}
+
+TEST(Bus, RamIsZeroFilledOnAHugePageBoundary) {
+  vd::Bus bus;
+  bus.add_ram(0x80000000, 4u << 20);
+  uint8_t* host = bus.ram_pointer(0x80000000, 1);
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(host) % (2u << 20), 0u);
+  uint64_t v = 1;
+  ASSERT_TRUE(bus.read(0x80000000 + (4u << 20) - 8, 8, v));
+  EXPECT_EQ(v, 0u);
 }
 
 namespace {
