@@ -375,10 +375,16 @@ struct Graveyard {
 struct Chunk {
   llvm::orc::ResourceTrackerSP rt;
   std::unique_ptr<BlockExit[]> slots; // the exits of the module's blocks
+  size_t exits;
   Graveyard* graveyard;
-  Chunk(llvm::orc::ResourceTrackerSP r, std::unique_ptr<BlockExit[]> s, Graveyard* g)
-      : rt(std::move(r)), slots(std::move(s)), graveyard(g) {}
+  // The engine's set of installed chunks (Impl::live_chunks), once one of its blocks is installed.
+  std::unordered_set<Chunk*>* live = nullptr;
+  Chunk(llvm::orc::ResourceTrackerSP r, std::unique_ptr<BlockExit[]> s, size_t n, Graveyard* g)
+      : rt(std::move(r)), slots(std::move(s)), exits(n), graveyard(g) {}
+  Chunk(const Chunk&) = delete;
+  Chunk& operator=(const Chunk&) = delete;
   ~Chunk() {
+    if (live) live->erase(this);
     graveyard->code.push_back(std::move(rt));
     graveyard->slots.push_back(std::move(slots));
   }
@@ -1124,7 +1130,7 @@ struct JitEngine::Impl {
     first_tier_codegen = false;
     if (!found) jit_failed(found.takeError());
     BlockExit* const exits_base = slots.get();
-    auto code = std::make_shared<Chunk>(std::move(rt), std::move(slots), &graveyard);
+    auto code = std::make_shared<Chunk>(std::move(rt), std::move(slots), exits, &graveyard);
     std::vector<Result> out;
     for (size_t i = 0; i < reqs.size(); ++i) {
       Result r;
@@ -2530,6 +2536,10 @@ struct JitEngine::Impl {
     if (res.req.ahead) ++stats.tier2_ahead;
     if (res.req.backlog) ++stats.blocks_backlog;
     blk->code = std::move(res.code);
+    if (!blk->code->live) {
+      blk->code->live = &live_chunks;
+      live_chunks.insert(blk->code.get());
+    }
     blk->runs_counted = res.runs;
     blk->count_slot = res.req.count_slot;
     if (blk->count_slot != kNoSlot)
@@ -2562,8 +2572,14 @@ struct JitEngine::Impl {
       raw = &old;
     } else {
       if (slot) {
-        ++cache_gen; // exit slots and the jump cache may point at the code replaced
-        ++block_gen;
+        // What jumps to the code replaced (exit slots, direct links, the jump cache) jumps to the new code
+        // from now on. A new cache generation here had sent every chain back to the run loop to be linked
+        // again at each second-tier install (in a shell loop's warm-up, dozens a second).
+        if (slot->fn && !redirect_jumps_off)
+          redirect_jumps(slot->fn, raw->fn, k);
+        else
+          ++cache_gen;
+        ++block_gen; // Block::next may name the Block replaced
         release_counts(*slot);
       }
       slot = std::move(blk);
@@ -2572,6 +2588,23 @@ struct JitEngine::Impl {
     set_entry(k, raw);
     ++stats.blocks_compiled;
     return raw;
+  }
+
+  // Installed modules' code (their exits are what redirect_jumps rewrites).
+  std::unordered_set<Chunk*> live_chunks;
+  // VPLAT_JIT_REDIRECT=0: a translation replaced by another starts a new cache generation instead.
+  const bool redirect_jumps_off = !env_on("VPLAT_JIT_REDIRECT");
+  void redirect_jumps(BlockFn from, BlockFn to, const Key& k) {
+    for (Chunk* chunk : live_chunks)
+      for (size_t i = 0; i < chunk->exits; ++i) {
+        BlockExit& e = chunk->slots[i];
+        for (ExitSlot& s : e.slots)
+          if (s.fn == from) s.fn = to;
+        if (e.direct == from) e.direct = to;
+      }
+    JumpEntry& j = jump_cache[jump_index(k.va)];
+    if (j.fn == from) j.fn = to;
+    ++stats.redirected;
   }
 
   void set_entry(const Key& k, Block* b) {
@@ -2760,12 +2793,13 @@ JitEngine::~JitEngine() {
     std::fprintf(
         stderr,
         "jit: returns to the run loop: %llu at the budget, %llu attention, %llu faults, %llu declined, "
-        "%llu no block next; %llu exits not linked yet (%llu of indirect branches); %llu direct links made\n",
+        "%llu no block next; %llu exits not linked yet (%llu of indirect branches); %llu direct links made; "
+        "%llu replaced translations' jumps redirected\n",
         static_cast<unsigned long long>(e.budget), static_cast<unsigned long long>(e.attention),
         static_cast<unsigned long long>(e.fault), static_cast<unsigned long long>(e.declined),
         static_cast<unsigned long long>(e.no_block), static_cast<unsigned long long>(e.unlinked),
-        static_cast<unsigned long long>(e.unlinked_indirect),
-        static_cast<unsigned long long>(s.direct_links));
+        static_cast<unsigned long long>(e.unlinked_indirect), static_cast<unsigned long long>(s.direct_links),
+        static_cast<unsigned long long>(s.redirected));
     std::fprintf(
         stderr,
         "jit: %llu modules; compile thread CPU time: IR %.2f s, passes %.2f s, code generation %.2f s "
@@ -3075,6 +3109,7 @@ void JitEngine::flush_counts() {
 
 const JitStats& JitEngine::stats() const {
   impl_->stats.fallback_insns = impl_->stats_fallback.load();
+  impl_->stats.unlinked_returns = impl_->chain_ends.unlinked;
   return impl_->stats;
 }
 

@@ -36,6 +36,9 @@ struct JitStats {
   uint64_t insns_interpreted = 0; // by the run loop, counted when it next offers a block start
   uint64_t requests_dropped = 0;  // compile requests not seen hot for JitEngine::kMaxWaitMs, dropped unmade
   uint64_t direct_links = 0;      // first-tier exits made to jump straight to their next block
+  uint64_t redirected = 0; // translations replaced by another, jumps to them redirected (no new generation)
+  uint64_t unlinked_returns =
+      0; // chains that returned to the run loop at an exit not linked (yet) to its target
   uint64_t blocks_predecoded = 0; // blocks made to run pre-decoded (JitEngine::kPredecodeThreshold)
   uint64_t insns_predecoded = 0;  // instructions they ran
   uint64_t blocks_baseline = 0;   // of blocks_predecoded: given baseline code (cpu-dbt/baseline.h)

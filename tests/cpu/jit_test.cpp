@@ -426,6 +426,40 @@ TEST(Jit, DominantLoopsReachTheSecondTierAheadOfQueuedCompiles) {
   }
 }
 
+// A translation replaced by its second-tier one: the exits and jump-cache entries that jumped to the old
+// code jump to the new (JitStats::redirected), so what was linked to it stays linked; with
+// VPLAT_JIT_REDIRECT=0 a new cache generation unlinks every exit, and each returns to the run loop once to
+// be linked again. As in DirectLinksNeverReachReplacedBlocks: jit_direct's BL block is linked to the
+// function's block, which the second tier then replaces (at its fifth chain start), and the BL block, which
+// starts no chain, stays in the first tier.
+TEST(Jit, ReplacedTranslationsKeepTheirLinks) {
+  for (const char* redirect : {"1", "0"}) {
+    SCOPED_TRACE(std::string("VPLAT_JIT_REDIRECT=") + redirect);
+    Machine m(Engine::Jit, {{"VPLAT_JIT_TIER2", "5"}, {"VPLAT_JIT_REDIRECT", redirect}});
+    m.start("jit_direct");
+    for (unsigned i = 0; i < 1000 && (m.core.X[9] == 0 || m.core.PC != m.core.X[9]); ++i) m.core.run(1);
+    const uint64_t function = m.core.X[9];
+    ASSERT_EQ(m.core.PC, function);
+    EXPECT_EQ(m.core.run(9).retired, 9u); // the function, the code after the call, the BL (linked) ...
+    EXPECT_EQ(m.core.run(5).retired, 5u); // ... and the code after the call, the BL
+    ASSERT_EQ(m.core.PC, function);
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(m.core.run(7).retired, 7u); // from the function: it is replaced
+    const JitStats replaced = m.core.jit()->stats();
+    EXPECT_EQ(replaced.blocks_tier2, 1u);
+    EXPECT_EQ(replaced.redirected, redirect[0] == '1' ? 1u : 0u);
+    EXPECT_EQ(m.core.run(9).retired, 9u); // the function, the code after the call, the BL and on
+    const uint64_t returns = m.core.jit()->stats().unlinked_returns - replaced.unlinked_returns;
+    if (redirect[0] == '1')
+      EXPECT_EQ(returns, 0u);
+    else
+      EXPECT_GT(returns, 0u);
+    ASSERT_EQ(m.core.run(1'000'000).exit, Exit::Off);
+    EXPECT_EQ(m.records(), 0u);
+    EXPECT_EQ(m.core.X[2], 10000u);
+    EXPECT_EQ(m.core.X[3], 9999u * 10000u / 2);
+  }
+}
+
 // While first-tier requests queue up, modules are made by the backlog's code generator (CodeGenOpt::None,
 // VPLAT_JIT_BACKLOG=N: N requests left waiting), and never with VPLAT_JIT_BACKLOG=0. jit_dominant makes 4096
 // blocks hot at once; with one block per module (VPLAT_JIT_BATCH=1) thousands wait behind each. The
