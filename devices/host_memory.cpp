@@ -16,10 +16,11 @@ bool huge_pages_wanted() {
 } // namespace
 
 // Why huge pages: translated code reaches guest memory, and the soft TLBs, through host virtual addresses.
-// With 4 KiB host pages a guest workload that walks a few MiB of data (bzip2's sort, xz's match finder)
-// missed the host's own TLB on much of its accesses. Debian's default THP mode is `madvise`, so the advice is
-// needed; a huge page covers only an aligned 2 MiB, so the mapping is aligned by hand (over-reserve, trim
-// both ends).
+// With 4 KiB host pages every guest page a workload touches takes its own entry in the host's TLB, and a
+// workload that walks a few MiB of data (bzip2's sort, xz's match finder) touches more pages than those
+// entries cover (measured effect: cpu-dbt/README.md, "Session 33"). Debian's default THP mode is `madvise`,
+// so the advice is needed; a huge page covers only an aligned 2 MiB, so the mapping is aligned by hand
+// (over-reserve, trim both ends).
 void* reserve_host_memory(std::size_t size) {
   const std::size_t reserved = size + kHugePage;
   void* p =
