@@ -441,4 +441,14 @@ inline Core& core_of(a64::State& s) {
   return static_cast<Core&>(s);
 }
 
+// What MRS (`read`) or MSR `insn` does at `el` where it is only a read or a write of one register's storage
+// (it cannot raise and has no other effect), so that translated code can do it without calling the
+// system-register helpers; kCall where it needs them. The register table that decides it is the helpers'
+// (a64_system_helpers.cpp). SP_EL0 at EL1 is such a register only while SPSel is 1 (a run-time test).
+struct PlainSysreg {
+  enum class What { kCall, kTpidrEl0, kTpidrEl1, kTpidrroEl0, kSpEl0, kConstant } what = What::kCall;
+  uint64_t value = 0; // kConstant: what the read gives
+};
+PlainSysreg plain_sysreg_access(uint32_t insn, unsigned el, bool read);
+
 } // namespace vplat::cpu

@@ -235,7 +235,9 @@ constexpr uint32_t sys_enc(unsigned op0, unsigned op1, unsigned crn, unsigned cr
 // Registers whose MRS/MSR only move a value between a general-purpose register and the core: nothing the
 // run loop, the TLB or translated code keeps depends on them, and their helpers raise what the access
 // rules ask for (precisely, as any helper in a block). They are frequent: the kernel keeps the current
-// task in SP_EL0 and the per-CPU offset in TPIDR_EL1, user code its thread pointer in TPIDR_EL0.
+// task in SP_EL0 and the per-CPU offset in TPIDR_EL1, user code its thread pointer in TPIDR_EL0; the kernel's
+// cache maintenance reads CTR_EL0 and glibc's memset DCZID_EL0 (a boot: ~170 k reads of the two, each of
+// which had ended a block). Where plain_sysreg_access allows it, translated code makes them inline.
 bool plain_sysreg(uint32_t insn) {
   const bool read = insn >> 21 & 1;
   switch ((insn >> 5) & 0xffff) {
@@ -246,6 +248,8 @@ bool plain_sysreg(uint32_t insn) {
     return true;
   case sys_enc(3, 3, 4, 2, 1): // DAIF: reads only (a write may unmask a pending interrupt)
   case sys_enc(3, 0, 4, 2, 2): // CurrentEL
+  case sys_enc(3, 3, 0, 0, 1): // CTR_EL0 (EL0 access trapped unless SCTLR_EL1.UCT: the helper raises it)
+  case sys_enc(3, 3, 0, 0, 7): // DCZID_EL0
     return read;
   default:
     return false;
@@ -495,6 +499,8 @@ struct Result {
 struct CoreOffsets {
   size_t attention, access_el, cur_insn, sp_check, tlb, itlb, block_runs;
   size_t retired, block_done, last_exit, fp_trap, run_to_boundary, wrapper_result;
+  // Storage of the registers plain_sysreg_access names, and SPSel (SP_EL0 is sp_other_ while it is 1).
+  size_t tpidr_el0, tpidr_el1, tpidrro_el0, sp_other, spsel;
   // The flag stores test for exclusive monitors (Core::monitors_active_): the group's, the same for every
   // core of an engine (CoreGroup::add gives the group's cores a new engine), so a constant in the code.
   const bool* monitors = nullptr;
@@ -1376,7 +1382,7 @@ struct JitEngine::Impl {
       };
     unsigned access_el = req.key.el; // EL whose TLB data accesses use (0 for LDTR/STTR)
     c.inline_call = [&](void* fn, const std::vector<llvm::Value*>& args, llvm::Value*& result) {
-      return inline_memory(c, fn, args, access_el, result);
+      return inline_memory(c, fn, args, access_el, result) || inline_sysreg(c, fn, args, req.key.el, result);
     };
     c.pc_offset = offsetof(g::State, PC);
     c.fault_flag_offset = offsetof(g::State, EXC);
@@ -1889,6 +1895,81 @@ struct JitEngine::Impl {
     return true;
   }
 
+  // VPLAT_JIT_INLINE_SYSREGS=0: MRS/MSR call the helpers in translated code too (for comparisons).
+  const bool inline_sysregs = env_on("VPLAT_JIT_INLINE_SYSREGS");
+  // MRS/MSR of a register that is plain storage at the block's EL (plain_sysreg_access): a load or a store
+  // instead of a helper call, around which the second tier writes its cached registers back and reloads
+  // them. glibc reads TPIDR_EL0 ~26 times per iteration of a busybox shell loop; a boot's kernel reads
+  // SP_EL0 (`current`) ~2 M times and TPIDR_EL1 (per-CPU data) ~0.75 M times.
+  bool inline_sysreg(vplat::adljit::Ctx& c, void* fn, const std::vector<llvm::Value*>& args, unsigned el,
+                     llvm::Value*& result) {
+    const bool read = fn == reinterpret_cast<void*>(&g::sysreg_read);
+    if ((!read && fn != reinterpret_cast<void*>(&g::sysreg_write)) ||
+        !vplat::adljit::Ctx::is_const(args[0]) || !inline_sysregs)
+      return false;
+    using What = PlainSysreg::What;
+    const PlainSysreg plain =
+        plain_sysreg_access(static_cast<uint32_t>(vplat::adljit::Ctx::const_u64(args[0])), el, read);
+    auto& b = c.b;
+    auto at = [&](size_t offset) { return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), c.state, offset); };
+    // Only helpers change these (MSR, exception entry and return, all interpreted or calls), so a load is
+    // in the registers' scope: guest memory accesses do not make it load again.
+    auto access = [&](size_t offset) -> llvm::Value* {
+      if (!read) {
+        b.CreateStore(args[1], at(offset));
+        return nullptr;
+      }
+      llvm::LoadInst* ld = b.CreateLoad(c.i64, at(offset));
+      c.like_registers(ld);
+      return ld;
+    };
+    switch (plain.what) {
+    case What::kCall:
+      return false;
+    case What::kConstant:
+      if (!read) return false;
+      result = c.k64(plain.value);
+      return true;
+    case What::kTpidrEl0:
+      result = access(off.tpidr_el0);
+      return true;
+    case What::kTpidrEl1:
+      result = access(off.tpidr_el1);
+      return true;
+    case What::kTpidrroEl0:
+      result = access(off.tpidrro_el0);
+      return true;
+    case What::kSpEl0:
+      break;
+    }
+    // SP_EL0 at EL1: the other stack pointer while SPSel is 1; with SPSel 0 the helper raises UNDEFINED.
+    llvm::LoadInst* spsel = b.CreateLoad(b.getInt32Ty(), at(off.spsel));
+    c.like_registers(spsel);
+    llvm::Function* f = b.GetInsertBlock()->getParent();
+    auto* fast = llvm::BasicBlock::Create(c.ctx, "sp_el0.fast", f);
+    auto* slow = llvm::BasicBlock::Create(c.ctx, "sp_el0.slow", f);
+    auto* join = llvm::BasicBlock::Create(c.ctx, "sp_el0.done", f);
+    b.CreateCondBr(b.CreateICmpNE(spsel, b.getInt32(0)), fast, slow,
+                   llvm::MDBuilder(c.ctx).createBranchWeights(1 << 20, 1));
+    b.SetInsertPoint(fast);
+    llvm::Value* fast_value = access(off.sp_other);
+    b.CreateBr(join);
+    b.SetInsertPoint(slow);
+    llvm::Value* slow_value = c.call_helper_direct(
+        fn, read ? vplat::adljit::Ctx::Ret::I64 : vplat::adljit::Ctx::Ret::Void, true, args, true);
+    llvm::BasicBlock* slow_end = b.GetInsertBlock();
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    result = nullptr;
+    if (read) {
+      llvm::PHINode* phi = b.CreatePHI(c.i64, 2);
+      phi->addIncoming(fast_value, fast);
+      phi->addIncoming(slow_value, slow_end);
+      result = phi;
+    }
+    return true;
+  }
+
   static void raise_sp_alignment(g::State& s) { core_of(s).raise(Exception::SpAlignment); }
   // After a load-exclusive, as the run loop does after one: the global monitor records the physical
   // address (the load has just filled the TLB entry) and stores start checking the monitors.
@@ -2366,10 +2447,12 @@ struct JitEngine::Impl {
         if (compile_log)
           for (const Request& r : batch)
             std::fprintf(
-                stderr, "jit-log: %llu.%03llu tier%d %llx el%u %zu insns, queued %zu + %zu, dropped %zu\n",
+                stderr,
+                "jit-log: %llu.%03llu tier%d %llx pa %llx el%u %zu insns, queued %zu + %zu, dropped %zu\n",
                 static_cast<unsigned long long>(now / 1000), static_cast<unsigned long long>(now % 1000),
-                r.optimized ? 2 : 1, static_cast<unsigned long long>(r.key.va), r.key.el, r.words.size(),
-                queue.size(), queue_tier2.size(), dropped.size());
+                r.optimized ? 2 : 1, static_cast<unsigned long long>(r.key.va),
+                static_cast<unsigned long long>(r.key.pa), r.key.el, r.words.size(), queue.size(),
+                queue_tier2.size(), dropped.size());
       }
       std::vector<Result> done = batch.empty() ? std::vector<Result>() : compile(std::move(batch));
       std::lock_guard<std::mutex> l(m);
@@ -2850,6 +2933,11 @@ void JitEngine::add_core(Core& core) {
   im.off.last_exit = static_cast<size_t>(reinterpret_cast<char*>(&core.last_exit_) - base);
   im.off.fp_trap = static_cast<size_t>(reinterpret_cast<char*>(&core.fp_trap_) - base);
   im.off.run_to_boundary = static_cast<size_t>(reinterpret_cast<char*>(&core.run_to_boundary_) - base);
+  im.off.tpidr_el0 = static_cast<size_t>(reinterpret_cast<char*>(&core.tpidr_el0) - base);
+  im.off.tpidr_el1 = static_cast<size_t>(reinterpret_cast<char*>(&core.sys.tpidr_el1) - base);
+  im.off.tpidrro_el0 = static_cast<size_t>(reinterpret_cast<char*>(&core.sys.tpidrro_el0) - base);
+  im.off.sp_other = static_cast<size_t>(reinterpret_cast<char*>(&core.sp_other_) - base);
+  im.off.spsel = static_cast<size_t>(reinterpret_cast<char*>(&core.spsel_) - base);
   if (baseline::available() && im.baseline_threshold && !im.baseline_compiler) {
     auto at = [base](const void* member) {
       return static_cast<int32_t>(static_cast<const char*>(member) - base);

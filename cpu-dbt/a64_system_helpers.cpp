@@ -1015,6 +1015,9 @@ struct Fields {
   uint32_t enc() const { return S(op0, op1, crn, crm, op2); }
 };
 
+constexpr uint64_t kCtr = 0x8444C004; // 64-byte lines, ERG/CWG 64 bytes, PIPT instruction cache
+constexpr uint64_t kDczid = 4;        // 64-byte DC ZVA blocks (DZP added where it applies)
+
 // Checks EL0 access; raises UNDEFINED or the trap and returns false if not allowed.
 bool el0_allowed(Core& c, const Fields& f, El0 rule, bool read) {
   if (c.el() != 0) return true;
@@ -1237,9 +1240,10 @@ uint64_t sysreg_read(State& s, uint64_t insn) {
   case Id::Clidr: return 0x0A200023; // L1 I+D, L2 unified; LoUIS 1, LoC 2, LoUU 1
   case Id::Aidr: return 0;
   case Id::Csselr: return sr.csselr;
-  case Id::Ctr: return 0x8444C004; // 64-byte lines, ERG/CWG 64 bytes, PIPT instruction cache
-  case Id::Dczid: // 64-byte blocks; DZP says whether DC ZVA is prohibited at this EL
-    return 4 | uint64_t(c.el() == 0 && !(sr.sctlr >> 14 & 1)) << 4;
+  case Id::Ctr:
+    return kCtr;
+  case Id::Dczid: // DZP says whether DC ZVA is prohibited at this EL
+    return kDczid | uint64_t(c.el() == 0 && !(sr.sctlr >> 14 & 1)) << 4;
   case Id::Sctlr: return sr.sctlr;
   case Id::Actlr: return 0;
   case Id::Cpacr: return sr.cpacr;
@@ -1379,3 +1383,35 @@ std::string sys_text(uint64_t op1, uint64_t crn, uint64_t crm, uint64_t op2, uin
 }
 
 } // namespace vplat::gen::aarch64
+
+namespace vplat::cpu {
+
+PlainSysreg plain_sysreg_access(uint32_t insn, unsigned el, bool read) {
+  using namespace vplat::gen::aarch64;
+  using What = PlainSysreg::What;
+  const Fields f(insn);
+  if (f.op0 != 3 || (f.op1 == 0 && f.crn == 0 && f.crm >= 1)) return {}; // debug registers, the ID space
+  const RegDef* r = find_reg(f.enc());
+  if (!r || !(r->access & (read ? R : W))) return {};
+  // At EL0 only the rules that allow the access whatever the control registers say (traps and UNDEFINED
+  // are the helpers' to raise).
+  if (el == 0 && r->el0 != El0::Yes && !(r->el0 == El0::ReadOnly && read)) return {};
+  switch (r->id) {
+  case Id::TpidrEl0:
+    return {What::kTpidrEl0};
+  case Id::TpidrEl1:
+    return {What::kTpidrEl1};
+  case Id::TpidrroEl0:
+    return {What::kTpidrroEl0};
+  case Id::SpEl0:
+    return {el == 1 ? What::kSpEl0 : What::kCall};
+  case Id::Ctr:
+    return {What::kConstant, kCtr};
+  case Id::Dczid:
+    return el == 0 ? PlainSysreg{} : PlainSysreg{What::kConstant, kDczid}; // DZP at EL0 only
+  default:
+    return {};
+  }
+}
+
+} // namespace vplat::cpu

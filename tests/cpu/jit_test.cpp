@@ -532,6 +532,53 @@ TEST(Jit, SameStepsAsTheInterpreterWithTheSecondTierEarly) {
   }
 }
 
+// MRS/MSR of the thread and stack-pointer registers, CTR_EL0 and DCZID_EL0 run in blocks (inline where the
+// access cannot raise); every engine and tier gives what the interpreter gives, and the values worked out
+// from jit_sysregs.s by hand.
+TEST(Jit, SystemRegisterAccessesInBlocksMatchTheInterpreter) {
+  struct Run {
+    const char* name;
+    Engine engine;
+    const char* tier2; // VPLAT_JIT_TIER2 (1: every block at the second tier at once)
+  };
+  std::vector<std::vector<uint64_t>> results;
+  for (const Run& run : {Run{"interp", Engine::Interp, "0"}, Run{"jit", Engine::Jit, "0"},
+                         Run{"jit, second tier", Engine::Jit, "1"}}) {
+    SCOPED_TRACE(run.name);
+    Machine m(run.engine, {{"VPLAT_JIT_TIER2", run.tier2}});
+    m.start("jit_sysregs");
+    for (unsigned i = 0; i < 100; ++i) m.core.run(kBudgets[i % kNumBudgets]);
+    ASSERT_EQ(m.core.el(), 0u);
+    // EL1 loop, i = 40..1: TPIDR_EL0/EL1/RO = i + 0x100/0x200/0x300, SP_EL0 = i + 0x400, CTR_EL0 as
+    // cpu-dbt/README.md gives it, DCZID_EL0 = 4 (64-byte blocks, DZP clear at EL1).
+    EXPECT_EQ(m.core.X[9], 4 * 820 + 40 * 0xa00 + 40 * (0x8444C004ull + 4));
+    EXPECT_EQ(m.core.X[12], 7u);
+    EXPECT_EQ(m.core.X[18], 0x401u);
+    // EL0 loop, i = 40..1: TPIDR_EL0 as EL1 left it (0x101), then i + 1; TPIDRRO_EL0 0x301; DCZID_EL0 with
+    // DZP (0x14).
+    EXPECT_EQ(m.core.X[13], 0x101u + (820 - 40 + 39) + 40 * 0x301 + 40 * 0x14);
+    EXPECT_EQ(m.core.X[17], 9u);
+    EXPECT_EQ(m.core.X[15], 0x301u);
+    ASSERT_EQ(m.records(), 5u);
+    const uint32_t esr[] = {
+        0x02000000, // MRS SP_EL0, SPSel = 0: UNDEFINED
+        0x02000000, // MSR SP_EL0, SPSel = 0
+        0x6232c221, // MRS CTR_EL0 at EL0, UCT = 0: EC 0x18, op0 3 op2 1 op1 3 CRn 0 Rt 17 CRm 0, read
+        0x02000000, // MRS TPIDR_EL1 at EL0
+        0x02000000, // MSR TPIDRRO_EL0 at EL0
+    };
+    std::vector<uint64_t> got(m.core.X, m.core.X + 31);
+    for (unsigned i = 0; i < 5; ++i) {
+      EXPECT_EQ(m.mem.r64(kLog + 48 * i), esr[i]) << "record " << i;
+      got.push_back(m.mem.r64(kLog + 48 * i + 8)); // ELR
+    }
+    got.push_back(m.core.PC);
+    results.push_back(got);
+  }
+  EXPECT_EQ(results[1], results[0]);
+  EXPECT_EQ(results[2], results[0]);
+}
+
 // A second-tier block loops (a loop's write-backs store all that the block writes anywhere, loaded at its
 // entry for the purpose) only where a branch in it can go back to its start: jit_loops' inner loop does,
 // the outer loop's blocks, whose branches go to other blocks, do not. (Their targets are read from the next
