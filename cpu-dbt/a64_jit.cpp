@@ -9,6 +9,7 @@
 #include "cpu-dbt/jit_likely_paths.h"
 #include "cpu-dbt/jit_loop_exits.h"
 #include "cpu-dbt/jit_narrow_compares.h"
+#include "cpu-dbt/jit_perf_map.h"
 #include "cpu-dbt/jit_round_trips.h"
 #include "cpu-dbt/jit_state_alias.h"
 #include "cpu-dbt/jit_state_stores.h"
@@ -692,12 +693,8 @@ struct JitEngine::Impl {
     const char* v = std::getenv("VPLAT_JIT_LOG");
     return v && *v == '1';
   }();
-  std::FILE* perf_map = [] {
-    const char* v = std::getenv("VPLAT_JIT_PERF_MAP");
-    return v && *v == '1' ? std::fopen(("/tmp/perf-" + std::to_string(getpid()) + ".map").c_str(), "w")
-                          : nullptr;
-  }();
-  std::mutex perf_map_lock;
+  const std::unique_ptr<PerfMap> perf_map =
+      PerfMap::from_environment(); // VPLAT_JIT_PERF_MAP (jit_perf_map.h)
   // Sizes of the functions in the objects the JITs load, by symbol name, while perf_map is open: a perf map
   // entry covers [start, start + size).
   struct FunctionSizes : llvm::JITEventListener {
@@ -955,12 +952,7 @@ struct JitEngine::Impl {
   void name_in_perf_map(const void* code, const char* name) { name_in_perf_map(code, name, name); }
   void name_in_perf_map(const void* code, const char* name, const std::string& symbol) {
     if (!perf_map) return;
-    const uint64_t size = function_sizes.take(symbol);
-    std::lock_guard<std::mutex> l(perf_map_lock);
-    std::fprintf(perf_map, "%llx %llx %s\n",
-                 static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(code)),
-                 static_cast<unsigned long long>(size), name);
-    std::fflush(perf_map);
+    perf_map->add(code, function_sizes.take(symbol), name);
   }
 
   // The memory helpers as blocks call them on their slow paths: through a function in LLVM's preserve_most
@@ -2538,10 +2530,9 @@ struct JitEngine::Impl {
     b.baseline = b.pre->code;
     if (b.baseline) ++stats.blocks_baseline;
     if (perf_map && b.baseline) {
-      std::lock_guard<std::mutex> l(perf_map_lock);
-      std::fprintf(perf_map, "%llx %zx base_%llx\n",
-                   static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(b.baseline)),
-                   baseline_compiler->last_size(), static_cast<unsigned long long>(b.key.va));
+      char name[32];
+      std::snprintf(name, sizeof name, "base_%llx", static_cast<unsigned long long>(b.key.va));
+      perf_map->add(reinterpret_cast<const void*>(b.baseline), baseline_compiler->last_size(), name);
     }
   }
 
@@ -2946,11 +2937,9 @@ void JitEngine::add_core(Core& core) {
         baseline::Layout{at(&core.cur_insn), at(&core.block_done_), at(&core.attention_), at(&core.sp_check_),
                          im.hot_threshold, &Core::before_flagged, &Core::after_exclusive_load});
     if (im.perf_map) {
-      std::lock_guard<std::mutex> l(im.perf_map_lock);
       size_t k = 0;
       for (auto [at_, size] : im.baseline_compiler->support())
-        std::fprintf(im.perf_map, "%llx %zx base_support_%zu\n",
-                     static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(at_)), size, k++);
+        im.perf_map->add(at_, size, "base_support_" + std::to_string(k++));
     }
   }
   if (core.insn_counts) count_instructions();
