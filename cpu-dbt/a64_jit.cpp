@@ -1373,8 +1373,10 @@ struct JitEngine::Impl {
         return {};
       };
     unsigned access_el = req.key.el; // EL whose TLB data accesses use (0 for LDTR/STTR)
+    LastAccess last_access;
     c.inline_call = [&](void* fn, const std::vector<llvm::Value*>& args, llvm::Value*& result) {
-      return inline_memory(c, fn, args, access_el, result) || inline_sysreg(c, fn, args, req.key.el, result);
+      return inline_memory(c, fn, args, access_el, result, last_access) ||
+             inline_sysreg(c, fn, args, req.key.el, result);
     };
     c.pc_offset = offsetof(g::State, PC);
     c.fault_flag_offset = offsetof(g::State, EXC);
@@ -1816,8 +1818,19 @@ struct JitEngine::Impl {
   // a tag compare in the TLB bank of the access EL (a hit is a RAM page without SCTLR.A alignment checking:
   // Core::TlbEntry), no page crossing, and for stores (on an engine of several cores) no exclusive monitor
   // to update. Everything else calls the helper, as the interpreter does.
+  // The access inline_memory made last in a function, for the second access of a pair.
+  struct LastAccess {
+    llvm::Value* addr = nullptr;
+    bool read = false;
+    unsigned el = 0;
+    llvm::BasicBlock *fast = nullptr, *join = nullptr;
+    llvm::Value* delta = nullptr;           // its host delta, on its fast path
+    llvm::PHINode* delta_at_join = nullptr; // that or null (its slow path), made when a pair needs it
+  };
+  // VPLAT_JIT_PAIRS=0: every access makes its own TLB lookup (for comparisons).
+  const bool pair_accesses = env_on("VPLAT_JIT_PAIRS");
   bool inline_memory(vplat::adljit::Ctx& c, void* fn, const std::vector<llvm::Value*>& args, unsigned el,
-                     llvm::Value*& result) {
+                     llvm::Value*& result, LastAccess& last) {
     const bool read = fn == reinterpret_cast<void*>(&g::mem_read);
     if (!read && fn != reinterpret_cast<void*>(&g::mem_write)) return false;
     if (!vplat::adljit::Ctx::is_const(args[1])) return false;
@@ -1827,6 +1840,50 @@ struct JitEngine::Impl {
     auto* i8 = b.getInt8Ty();
     llvm::Value* addr = args[0];
     llvm::Value* s = c.state;
+    llvm::Function* f = b.GetInsertBlock()->getParent();
+    llvm::Type* vt = b.getIntNTy(static_cast<unsigned>(8 * size));
+    // The second access of a pair (LDP/STP: `addr + bytes` right after `addr`, of the same kind, with no
+    // branch between them): where the first one hit the TLB and this one lies on the same page, its host
+    // delta serves this one too (an offset test instead of a TLB index, tag load and compare, and a delta
+    // load). Nothing between the two can change the TLB (the first's fast path calls nothing).
+    llvm::BasicBlock* pair_fast = nullptr;
+    llvm::Value* pair_value = nullptr;
+    uint64_t offset = 0;
+    auto* sum = llvm::dyn_cast<llvm::BinaryOperator>(addr);
+    if (pair_accesses && last.addr && last.read == read && last.el == el && b.GetInsertBlock() == last.join &&
+        sum && sum->getOpcode() == llvm::Instruction::Add && sum->getOperand(0) == last.addr &&
+        llvm::isa<llvm::ConstantInt>(sum->getOperand(1)) &&
+        (offset = llvm::cast<llvm::ConstantInt>(sum->getOperand(1))->getZExtValue()) > 0 && offset < 4096) {
+      if (!last.delta_at_join) {
+        llvm::IRBuilder<> jb(last.join, last.join->begin());
+        last.delta_at_join = jb.CreatePHI(c.ptr, 2);
+        for (llvm::BasicBlock* pred : llvm::predecessors(last.join))
+          last.delta_at_join->addIncoming(
+              pred == last.fast ? last.delta
+                                : llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(c.ptr)),
+              pred);
+      }
+      // Its last byte on the first access's page: (first & 0xfff) + offset + size - 1 < 4096.
+      llvm::Value* in_page =
+          b.CreateICmpULT(b.CreateAnd(last.addr, c.k64(0xfff)), c.k64(4096 - (offset + size - 1)));
+      llvm::Value* hit = b.CreateAnd(in_page, b.CreateIsNotNull(last.delta_at_join));
+      pair_fast = llvm::BasicBlock::Create(c.ctx, read ? "ld.pair" : "st.pair", f);
+      auto* lookup = llvm::BasicBlock::Create(c.ctx, "pair.lookup", f);
+      b.CreateCondBr(hit, pair_fast, lookup, llvm::MDBuilder(c.ctx).createBranchWeights(1 << 20, 1));
+      b.SetInsertPoint(pair_fast);
+      llvm::Value* p = b.CreateGEP(i8, last.delta_at_join, addr);
+      if (read) {
+        auto* ld = b.CreateLoad(vt, p);
+        ld->setAlignment(llvm::Align(1));
+        c.not_registers(ld);
+        pair_value = size == 8 ? static_cast<llvm::Value*>(ld) : b.CreateZExt(ld, c.i64);
+      } else {
+        auto* st = b.CreateStore(size == 8 ? args[2] : b.CreateTrunc(args[2], vt), p);
+        st->setAlignment(llvm::Align(1));
+        c.not_registers(st);
+      }
+      b.SetInsertPoint(lookup);
+    }
     llvm::Value* page = b.CreateAnd(addr, c.k64(~0xfffull));
     llvm::Value* index = b.CreateAnd(b.CreateLShr(addr, c.k64(12)), c.k64(Core::kTlbSize - 1));
     const size_t bank = off.tlb + el * sizeof(Core::TlbEntry) * Core::kTlbSize;
@@ -1846,7 +1903,6 @@ struct JitEngine::Impl {
       c.like_registers(monitors);
       ok = b.CreateAnd(ok, b.CreateICmpEQ(monitors, b.getInt8(0)));
     }
-    llvm::Function* f = b.GetInsertBlock()->getParent();
     auto* fast = llvm::BasicBlock::Create(c.ctx, read ? "ld.fast" : "st.fast", f);
     auto* slow = llvm::BasicBlock::Create(c.ctx, read ? "ld.slow" : "st.slow", f);
     auto* join = llvm::BasicBlock::Create(c.ctx, "mem.done", f);
@@ -1855,7 +1911,6 @@ struct JitEngine::Impl {
     // The host byte is at host_delta + the address (Core::TlbEntry).
     llvm::Value* delta =
         b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host_delta)));
-    llvm::Type* vt = b.getIntNTy(static_cast<unsigned>(8 * size));
     llvm::Value* p = b.CreateGEP(i8, delta, addr);
     llvm::Value* fast_value = nullptr;
     if (read) {
@@ -1876,14 +1931,18 @@ struct JitEngine::Impl {
     if (auto* ld = llvm::dyn_cast<llvm::LoadInst>(slow_value)) c.not_registers(ld); // a wrapper's result
     llvm::BasicBlock* slow_end = b.GetInsertBlock();
     b.CreateBr(join);
+    if (pair_fast) llvm::BranchInst::Create(join, pair_fast);
     b.SetInsertPoint(join);
     result = nullptr;
     if (read) {
-      llvm::PHINode* phi = b.CreatePHI(c.i64, 2);
+      llvm::PHINode* phi = b.CreatePHI(c.i64, 3);
       phi->addIncoming(fast_value, fast);
       phi->addIncoming(slow_value, slow_end);
+      if (pair_fast) phi->addIncoming(pair_value, pair_fast);
       result = phi;
     }
+    // A pair's second access is not the first of another (its delta would need a third way).
+    last = pair_fast ? LastAccess{} : LastAccess{addr, read, el, fast, join, delta, nullptr};
     return true;
   }
 

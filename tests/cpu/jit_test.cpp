@@ -242,6 +242,45 @@ TEST(Jit, IndirectBranchesReachTheCodeMappedNow) {
   }
 }
 
+// The second access of an LDP/STP uses the first's TLB hit only on the same page: across a boundary between
+// two pages that map to physical pages far apart, it must reach the second one (jit_pairs.s).
+TEST(Jit, PairsAcrossAPageBoundaryReachBothPhysicalPages) {
+  struct Run {
+    const char* name;
+    Engine engine;
+    const char* tier2;
+  };
+  for (const Run& run : {Run{"interp", Engine::Interp, "0"}, Run{"jit", Engine::Jit, "0"},
+                         Run{"jit, second tier", Engine::Jit, "1"}}) {
+    SCOPED_TRACE(run.name);
+    Machine m(run.engine, {{"VPLAT_JIT_TIER2", run.tier2}});
+    auto w64 = [&](uint64_t pa, uint64_t v) { std::memcpy(&m.mem.ram[pa], &v, 8); };
+    constexpr uint64_t kTable = 3, kBlock = 1, kPage = 3, kAF = 1u << 10;
+    w64(0x100000, 0x101000 | kTable);       // L1[0]: VA 0..1 GiB
+    w64(0x100008, 0x103000 | kTable);       // L1[1]: VA 1..2 GiB
+    w64(0x101000, 0x000000 | kBlock | kAF); // L2[0], L2[1]: VA 0..4 MiB identity (program, tables, log)
+    w64(0x101008, 0x200000 | kBlock | kAF);
+    w64(0x103000, 0x104000 | kTable);      // VA 0x4000_0000: L3 at 0x104000
+    w64(0x104000, 0x300000 | kPage | kAF); // VA 0x4000_0000 -> PA 0x300000
+    w64(0x104008, 0x500000 | kPage | kAF); // VA 0x4000_1000 -> PA 0x500000
+    m.start("jit_pairs");
+    RunResult r = m.core.run(10'000'000);
+    ASSERT_EQ(r.exit, Exit::Off);
+    EXPECT_EQ(m.records(), 0u);
+    EXPECT_EQ(m.core.X[20], 13u * 999 * 1000 / 2 + 5 * 1000);
+    EXPECT_EQ(m.core.X[21], 4u * 999 * 1000 / 2 + 21 * 1000);
+    EXPECT_EQ(m.core.X[22], uint64_t{0} - (2ull * 999 * 1000 / 2 + 1000));
+    // The last iteration's bytes: at 0x4000_0ff8 the low half of 3 * 999 + 1, then W 999 over its high half;
+    // at 0x4000_1000 W 999 + 7 over the low half of 5 * 999 + 2.
+    EXPECT_EQ(m.mem.r64(0x300ff8), 999ull << 32 | 2998);
+    EXPECT_EQ(m.mem.r64(0x500000), 1006u);
+    EXPECT_EQ(m.mem.r64(0x301000), 0u); // the physical page after the first: never written
+    if (run.engine == Engine::Jit) {
+      EXPECT_GT(m.core.jit()->stats().insns_in_blocks, 1000u * 20);
+    }
+  }
+}
+
 // Once its exits are linked, a block jumps to the next one itself: to another page (after the fetch TLB
 // check), through a return with more targets than exit slots (the jump cache) and back on its own page. Of
 // the 70000 blocks the loop runs, only the first runs of each exit return to the run loop.
