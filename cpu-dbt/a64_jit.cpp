@@ -1842,6 +1842,20 @@ struct JitEngine::Impl {
     llvm::Value* s = c.state;
     llvm::Function* f = b.GetInsertBlock()->getParent();
     llvm::Type* vt = b.getIntNTy(static_cast<unsigned>(8 * size));
+    // The access at host_delta + the address (Core::TlbEntry); a load's value.
+    auto access_host = [&](llvm::Value* delta) -> llvm::Value* {
+      llvm::Value* p = b.CreateGEP(i8, delta, addr);
+      if (!read) {
+        auto* st = b.CreateStore(size == 8 ? args[2] : b.CreateTrunc(args[2], vt), p);
+        st->setAlignment(llvm::Align(1));
+        c.not_registers(st);
+        return nullptr;
+      }
+      auto* ld = b.CreateLoad(vt, p);
+      ld->setAlignment(llvm::Align(1));
+      c.not_registers(ld);
+      return size == 8 ? static_cast<llvm::Value*>(ld) : b.CreateZExt(ld, c.i64);
+    };
     // The second access of a pair (LDP/STP: `addr + bytes` right after `addr`, of the same kind, with no
     // branch between them): where the first one hit the TLB and this one lies on the same page, its host
     // delta serves this one too (an offset test instead of a TLB index, tag load and compare, and a delta
@@ -1871,17 +1885,7 @@ struct JitEngine::Impl {
       auto* lookup = llvm::BasicBlock::Create(c.ctx, "pair.lookup", f);
       b.CreateCondBr(hit, pair_fast, lookup, llvm::MDBuilder(c.ctx).createBranchWeights(1 << 20, 1));
       b.SetInsertPoint(pair_fast);
-      llvm::Value* p = b.CreateGEP(i8, last.delta_at_join, addr);
-      if (read) {
-        auto* ld = b.CreateLoad(vt, p);
-        ld->setAlignment(llvm::Align(1));
-        c.not_registers(ld);
-        pair_value = size == 8 ? static_cast<llvm::Value*>(ld) : b.CreateZExt(ld, c.i64);
-      } else {
-        auto* st = b.CreateStore(size == 8 ? args[2] : b.CreateTrunc(args[2], vt), p);
-        st->setAlignment(llvm::Align(1));
-        c.not_registers(st);
-      }
+      pair_value = access_host(last.delta_at_join);
       b.SetInsertPoint(lookup);
     }
     llvm::Value* page = b.CreateAnd(addr, c.k64(~0xfffull));
@@ -1908,21 +1912,9 @@ struct JitEngine::Impl {
     auto* join = llvm::BasicBlock::Create(c.ctx, "mem.done", f);
     b.CreateCondBr(ok, fast, slow, llvm::MDBuilder(c.ctx).createBranchWeights(1 << 20, 1));
     b.SetInsertPoint(fast);
-    // The host byte is at host_delta + the address (Core::TlbEntry).
     llvm::Value* delta =
         b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host_delta)));
-    llvm::Value* p = b.CreateGEP(i8, delta, addr);
-    llvm::Value* fast_value = nullptr;
-    if (read) {
-      auto* ld = b.CreateLoad(vt, p);
-      ld->setAlignment(llvm::Align(1));
-      c.not_registers(ld);
-      fast_value = size == 8 ? static_cast<llvm::Value*>(ld) : b.CreateZExt(ld, c.i64);
-    } else {
-      auto* st = b.CreateStore(size == 8 ? args[2] : b.CreateTrunc(args[2], vt), p);
-      st->setAlignment(llvm::Align(1));
-      c.not_registers(st);
-    }
+    llvm::Value* fast_value = access_host(delta);
     b.CreateBr(join);
     b.SetInsertPoint(slow);
     llvm::Value* slow_value = c.call_helper_direct(

@@ -36,12 +36,7 @@ el1_loop:
   msr sp_el0, x1                // 1: the same for a write
   msr spsel, #1
   mrs x18, sp_el0               // SP_EL0 as the loop left it: 0x401
-  movz x0, #0x40, lsl #16
-  msr sp_el0, x0
-  adr x0, el0_code
-  msr elr_el1, x0
-  msr spsr_el1, xzr             // EL0t, DAIF clear
-  eret
+  enter_el0 el0_code
 el0_code:
   mov x19, #40
   mov x13, #0

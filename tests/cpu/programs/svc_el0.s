@@ -1,12 +1,7 @@
   .include "common.inc"
 main:
   setup
-  movz x1, #0x40, lsl #16
-  msr sp_el0, x1
-  adr x0, el0_code
-  msr elr_el1, x0
-  msr spsr_el1, xzr             // EL0t, DAIF clear
-  eret
+  enter_el0 el0_code
 el0_code:
   mov x10, sp
   svc #0x42                     // 0
