@@ -1814,10 +1814,6 @@ struct JitEngine::Impl {
   // (VPLAT_JIT_MONITOR_TEST=1: it does anyway). Translations are dropped when a second core joins.
   std::atomic<bool> several_cores{env_set("VPLAT_JIT_MONITOR_TEST")};
 
-  // The soft-TLB fast path of mem_read/mem_write (a64_helpers.cpp) in IR, for accesses of a constant size:
-  // a tag compare in the TLB bank of the access EL (a hit is a RAM page without SCTLR.A alignment checking:
-  // Core::TlbEntry), no page crossing, and for stores (on an engine of several cores) no exclusive monitor
-  // to update. Everything else calls the helper, as the interpreter does.
   // The access inline_memory made last in a function, for the second access of a pair.
   struct LastAccess {
     llvm::Value* addr = nullptr;
@@ -1829,6 +1825,10 @@ struct JitEngine::Impl {
   };
   // VPLAT_JIT_PAIRS=0: every access makes its own TLB lookup (for comparisons).
   const bool pair_accesses = env_on("VPLAT_JIT_PAIRS");
+  // The soft-TLB fast path of mem_read/mem_write (a64_helpers.cpp) in IR, for accesses of a constant size:
+  // a tag compare in the TLB bank of the access EL (a hit is a RAM page without SCTLR.A alignment checking:
+  // Core::TlbEntry), no page crossing, and for stores (on an engine of several cores) no exclusive monitor
+  // to update. Everything else calls the helper, as the interpreter does.
   bool inline_memory(vplat::adljit::Ctx& c, void* fn, const std::vector<llvm::Value*>& args, unsigned el,
                      llvm::Value*& result, LastAccess& last) {
     const bool read = fn == reinterpret_cast<void*>(&g::mem_read);
@@ -1867,7 +1867,8 @@ struct JitEngine::Impl {
     if (pair_accesses && last.addr && last.read == read && last.el == el && b.GetInsertBlock() == last.join &&
         sum && sum->getOpcode() == llvm::Instruction::Add && sum->getOperand(0) == last.addr &&
         llvm::isa<llvm::ConstantInt>(sum->getOperand(1)) &&
-        (offset = llvm::cast<llvm::ConstantInt>(sum->getOperand(1))->getZExtValue()) > 0 && offset < 4096) {
+        (offset = llvm::cast<llvm::ConstantInt>(sum->getOperand(1))->getZExtValue()) > 0 &&
+        offset + size <= 4096) {
       if (!last.delta_at_join) {
         llvm::IRBuilder<> jb(last.join, last.join->begin());
         last.delta_at_join = jb.CreatePHI(c.ptr, 2);
