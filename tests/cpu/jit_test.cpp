@@ -20,6 +20,10 @@ using namespace vplat::cpu;
 
 namespace {
 
+// Background compiles check each block's IR with LLVM's verifier in these tests, as synchronous engines
+// always do (before any engine is made: the JIT reads the switch then).
+[[maybe_unused]] const bool verify_ir = setenv("VPLAT_JIT_VERIFY", "1", 0) == 0;
+
 constexpr uint64_t kRamSize = 8ull << 20;
 constexpr uint64_t kDevice = 0x10000000; // a store of v here sets the core's IRQ line to (v != 0)
 constexpr uint64_t kLoad = 0x10000;

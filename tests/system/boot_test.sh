@@ -25,6 +25,8 @@ if [ "${BOOT_DISK:-}" = yes ]; then
   set -- "$@" --disk "$disk"
 fi
 marker="vplat-boot-test-$$"
+# The JIT's background compiles check each block's IR with LLVM's verifier here, as synchronous engines always do.
+export VPLAT_JIT_VERIFY=${VPLAT_JIT_VERIFY-1}
 timeout "${BOOT_TIMEOUT:-600}" "$vplat" --kernel "$dir/Image" --initrd "$dir/initramfs.cpio.gz" "$@" \
   --append "console=ttyAMA0 ${BOOT_APPEND:-} vplat.cmd=\"echo $marker; ${BOOT_CMD:-true}\"" </dev/null >"$log" 2>&1
 rc=$?
