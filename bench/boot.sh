@@ -135,6 +135,11 @@ for name, rs in results.items():
     print(f"{name:<8} {b:>9.2f} {fmt(e):>9}  {rs[0]['release']}")
 print(f"boot-to-init median: vplat {med['vplat']:.1f} s, qemu {med['qemu']:.1f} s, "
       f"ratio {med['vplat'] / med['qemu']:.1f}")
+# Each run's vplat boot against the QEMU boot next to it (the two ran back to back): the host's speed drifts
+# by tens of percent over minutes, and a drift shared by both boots of a pair cancels in its ratio.
+paired = [v["banner"] / q["banner"] for v, q in zip(results["vplat"], results["qemu"])]
+print("paired ratios, run by run: " + " ".join(f"{x:.2f}" for x in paired) +
+      f"; median {statistics.median(paired):.2f}")
 EOF
 
 exec python3 -c "$prog" "$build/vplat" "$qemu" "$images/Image" "$images/initramfs.cpio.gz" "$runs" "$timeout"

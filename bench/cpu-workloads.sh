@@ -187,15 +187,23 @@ def ratio(a, b):
 
 print()
 print(f"median of {runs} (host seconds from begin to end marker; output sha256 checked against the host's tools)")
-print(f"{'workload':<11} {'vplat s':>9} {'qemu s':>9} {'ratio':>7}  output")
+# "paired": the median of the runs' own ratios, each run's vplat figure against the QEMU run next to it (the
+# two ran back to back): the host's speed drifts by tens of percent over minutes, and a drift shared by both
+# runs of a pair cancels in its ratio.
+def paired(figure):
+    ratios = [figure(v) / figure(q) for v, q in zip(results["vplat"], results["qemu"]) if figure(q) > 0]
+    return f"{statistics.median(ratios):.2f}" if ratios else "-"
+
+print(f"{'workload':<11} {'vplat s':>9} {'qemu s':>9} {'ratio':>7} {'paired':>7}  output")
 for w in workloads:
     v = statistics.median(r["secs"][w] for r in results["vplat"])
     q = statistics.median(r["secs"][w] for r in results["qemu"])
-    print(f"{w:<11} {v:>9.2f} {q:>9.2f} {ratio(v, q):>7}  identical to host ({expected[w][:16]}...)")
+    print(f"{w:<11} {v:>9.2f} {q:>9.2f} {ratio(v, q):>7} {paired(lambda r: r['secs'][w]):>7}  "
+          f"identical to host ({expected[w][:16]}...)")
 print("zstd-3, zstd-9: the decompressed round trip (untimed) is the input as well")
 tv = statistics.median(r["total"] for r in results["vplat"])
 tq = statistics.median(r["total"] for r in results["qemu"])
-print(f"{'total':<11} {tv:>9.2f} {tq:>9.2f} {ratio(tv, tq):>7}")
+print(f"{'total':<11} {tv:>9.2f} {tq:>9.2f} {ratio(tv, tq):>7} {paired(lambda r: r['total']):>7}")
 mv = statistics.median(r["rss_kib"] for r in results["vplat"] if r["rss_kib"] is not None) / 1024
 mq = statistics.median(r["rss_kib"] for r in results["qemu"] if r["rss_kib"] is not None) / 1024
 print(f"peak resident memory (median): vplat {mv:.0f} MiB, qemu {mq:.0f} MiB (guest RAM 1 GiB in both)")
