@@ -157,6 +157,12 @@ uint64_t env_number(const char* name, uint64_t lo, uint64_t hi, uint64_t fallbac
   return n >= lo && n <= hi ? n : fallback;
 }
 
+// A code generator level from the environment: `name` set to a single digit 0..3, else `fallback`.
+llvm::CodeGenOpt::Level codegen_level(const char* name, llvm::CodeGenOpt::Level fallback) {
+  const char* v = std::getenv(name);
+  return v && v[0] >= '0' && v[0] <= '3' && !v[1] ? static_cast<llvm::CodeGenOpt::Level>(v[0] - '0') : fallback;
+}
+
 // A switch from the environment that is on unless `name` is set to something starting with '0'.
 bool env_on(const char* name) {
   const char* v = std::getenv(name);
@@ -1043,17 +1049,13 @@ struct JitEngine::Impl {
     // requests queue up (a boot), the first tier's modules are made at None with the same register
     // allocator as at Less (-optimize-regalloc): see backlog_requests.
     // VPLAT_JIT_CODEGEN=0..3: the first tier's code generator level otherwise, for tuning and tests.
-    llvm::CodeGenOpt::Level level = llvm::CodeGenOpt::Less;
-    if (const char* v = std::getenv("VPLAT_JIT_CODEGEN"); v && v[0] >= '0' && v[0] <= '3' && !v[1])
-      level = static_cast<llvm::CodeGenOpt::Level>(v[0] - '0');
+    const llvm::CodeGenOpt::Level level = codegen_level("VPLAT_JIT_CODEGEN", llvm::CodeGenOpt::Less);
     jit = make_jit(level, true, listener());
     tier1_at_none = level == llvm::CodeGenOpt::None;
     // The second tier selects instructions fast off its blocks' likely paths (FullSelectionOnLikelyPaths).
     // VPLAT_JIT_T2_CODEGEN=0..3: the second tier's code generator level (2), for tuning.
-    llvm::CodeGenOpt::Level level2 = llvm::CodeGenOpt::Default;
-    if (const char* v = std::getenv("VPLAT_JIT_T2_CODEGEN"); v && v[0] >= '0' && v[0] <= '3' && !v[1])
-      level2 = static_cast<llvm::CodeGenOpt::Level>(v[0] - '0');
-    jit_opt = make_jit(level2, cold_paths_selected_fast(), listener());
+    jit_opt = make_jit(codegen_level("VPLAT_JIT_T2_CODEGEN", llvm::CodeGenOpt::Default),
+                       cold_paths_selected_fast(), listener());
     if (backlog_requests && !sync) jit_backlog = make_jit(llvm::CodeGenOpt::None, true, listener());
     enter = make_enter(*jit);
     name_in_perf_map(reinterpret_cast<const void*>(enter), "vplat_enter");
