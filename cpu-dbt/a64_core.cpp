@@ -569,17 +569,26 @@ void Core::make_decode_cache() {
   for (size_t i = 0; i < kDecodedSize; ++i) decoded_[i] = nop;
 }
 
+// The flags that need work around an instruction stay only where that work can do something: the SP
+// alignment check where the base is SP (Rn == 31), EL0 permissions for the unprivileged forms. So
+// run_predecoded's common path tests one mask.
 Core::PredecodedInsn Core::predecode(uint32_t insn) {
   const int id = a64::decode(insn);
-  return PredecodedInsn{a64::exec_for(id, insn), insn, decoded_info(id)};
+  uint32_t info = decoded_info(id);
+  if ((info & kFlagSpBase) && ((insn >> 5) & 31) != 31) info &= ~uint32_t{kFlagSpBase};
+  if ((info & kFlagUnpriv) && !unprivileged(insn)) info &= ~uint32_t{kFlagUnpriv};
+  return PredecodedInsn{a64::exec_for(id, insn), insn, info};
 }
 
 // The run loop's work per instruction, less what a block's instructions cannot need: JitEngine only
 // pre-decodes instructions a translated block may hold (no WFI/WFE/SEV, nothing that changes the EL, DAIF or
-// the FP trap), and declines blocks with FP instructions while they trap.
-uint32_t Core::run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t limit, uint64_t done,
-                              uint32_t attention, bool& faulted, bool& at_boundary) {
-  const uint32_t count = static_cast<uint32_t>(std::min<uint64_t>(n, limit));
+// the FP trap), and declines blocks with FP instructions while they trap. The common path tests one mask
+// for the work a few instructions need around them (predecode keeps those flags only where it applies), and
+// counting instructions (--cpu-stats) is a loop of its own.
+template <bool kCounting>
+uint32_t Core::run_predecoded_loop(const PredecodedInsn* insns, uint32_t count, uint64_t done,
+                                   uint32_t attention, bool& faulted, bool& at_boundary) {
+  constexpr uint32_t kAround = kFlagSpBase | kFlagUnpriv | kFlagExclLoad;
   uint32_t info = 0;
   for (uint32_t i = 0; i < count; ++i) {
     // Read before the call: a store of this instruction to its own page releases the block's list (at the
@@ -587,25 +596,34 @@ uint32_t Core::run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t 
     const PredecodedInsn& d = insns[i];
     const uint32_t insn = d.insn;
     info = d.info;
-    if ((info & (kFlagSpBase | kFlagUnpriv)) && !before_flagged_insn(insn, info)) [[unlikely]] {
-      faulted = true;
-      return i;
-    }
-    cur_insn = insn;
-    block_done_ = done + i;
     const uint64_t next = PC + 4;
-    NPC = next;
-    d.exec(*this, insn);
-    if (info & kFlagUnpriv) [[unlikely]]
-      access_el_ = el_;
-    if (EXC) [[unlikely]] {
-      faulted = true;
-      return i;
+    if (info & kAround) [[unlikely]] {
+      if (!before_flagged_insn(insn, info)) {
+        faulted = true;
+        return i;
+      }
+      cur_insn = insn;
+      block_done_ = done + i;
+      NPC = next;
+      d.exec(*this, insn);
+      if (info & kFlagUnpriv) access_el_ = el_;
+      if (EXC) {
+        faulted = true;
+        return i;
+      }
+      if (info & kFlagExclLoad) note_exclusive_load();
+    } else {
+      cur_insn = insn;
+      block_done_ = done + i;
+      NPC = next;
+      d.exec(*this, insn);
+      if (EXC) [[unlikely]] {
+        faulted = true;
+        return i;
+      }
     }
-    if (info & kFlagExclLoad) [[unlikely]]
-      note_exclusive_load();
     PC = NPC;
-    if (insn_counts) ++insn_counts[info >> 8];
+    if constexpr (kCounting) ++insn_counts[info >> 8];
     if (PC != next || attention_.load(std::memory_order_relaxed) != attention) [[unlikely]] {
       at_boundary = (info & kFlagEndsBlock) || !(PC & (JitEngine::kRegionBytes - 1));
       return i + 1;
@@ -613,6 +631,13 @@ uint32_t Core::run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t 
   }
   at_boundary = (info & kFlagEndsBlock) || !(PC & (JitEngine::kRegionBytes - 1));
   return count;
+}
+
+uint32_t Core::run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t limit, uint64_t done,
+                              uint32_t attention, bool& faulted, bool& at_boundary) {
+  const uint32_t count = static_cast<uint32_t>(std::min<uint64_t>(n, limit));
+  return insn_counts ? run_predecoded_loop<true>(insns, count, done, attention, faulted, at_boundary)
+                     : run_predecoded_loop<false>(insns, count, done, attention, faulted, at_boundary);
 }
 
 bool Core::before_flagged(a64::State& s, uint32_t insn, uint32_t info) {

@@ -261,7 +261,7 @@ public:
   struct PredecodedInsn {
     a64::ExecFn exec;
     uint32_t insn;
-    uint32_t info; // as DecodedInsn::info
+    uint32_t info; // as DecodedInsn::info, less the flags whose work cannot apply to the word (predecode)
   };
   static PredecodedInsn predecode(uint32_t insn);
 
@@ -426,6 +426,9 @@ private:
   // `at_boundary`: the run stopped where a block may start (as run() decides it).
   uint32_t run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t limit, uint64_t done,
                           uint32_t attention, bool& faulted, bool& at_boundary);
+  template <bool kCounting>
+  uint32_t run_predecoded_loop(const PredecodedInsn* insns, uint32_t count, uint64_t done, uint32_t attention,
+                               bool& faulted, bool& at_boundary);
   // before_flagged_insn and note_exclusive_load, for the baseline code of pre-decoded blocks (baseline.h).
   static bool before_flagged(a64::State& s, uint32_t insn, uint32_t info);
   static void after_exclusive_load(a64::State& s);

@@ -647,13 +647,13 @@ TEST(Jit, OnlyBlocksThatBranchToTheirStartLoopAtTheSecondTier) {
 // 1-3000 instructions: retired count, PC, registers and memory; both through Core::run_predecoded
 // (VPLAT_JIT_BASELINE=0) and as baseline code from their first run (VPLAT_JIT_BASELINE=1, with LLVM's tiers
 // off). The programs cover self-modifying code (jit_smc: a store drops the block that made it), interrupts
-// raised by a store (jit_irq), code remapped under the same virtual address (jit_remap) and IC invalidation
-// (jit_ic).
+// raised by a store (jit_irq), code remapped under the same virtual address (jit_remap), IC invalidation
+// (jit_ic), and SP alignment faults and LDTR/STTR with EL0's permissions (jit_flagged).
 TEST(Jit, PreDecodedBlocksTakeTheSameStepsAsTheInterpreter) {
   for (const bool baseline : {false, true}) {
     if (baseline && !baseline::available()) continue;
-    for (const char* program :
-         {"jit_loops", "jit_direct", "jit_chain", "jit_smc", "jit_irq", "jit_remap", "jit_ic"}) {
+    for (const char* program : {"jit_loops", "jit_direct", "jit_chain", "jit_smc", "jit_irq", "jit_remap",
+                                "jit_ic", "jit_flagged"}) {
       SCOPED_TRACE(std::string(program) + (baseline ? " in baseline code" : " through run_predecoded"));
       Machine want(Engine::Interp);
       setenv("VPLAT_JIT_PREDECODE", "1", 1);
