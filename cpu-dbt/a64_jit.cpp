@@ -3186,12 +3186,15 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     }
     // A pre-decoded block's run goes on to the block that followed it last without a lookup: on its own
     // page (mapped as when the chain entered it; pre-decoded blocks neither link nor jump), or on a page the
-    // fetch TLB still maps where that block is (calls and returns: two thirds of a boot's successors).
+    // fetch TLB still maps where that block is (calls and returns: two thirds of a boot's successors), while
+    // the lookup it skips would do nothing else: no first-tier request due, and no baseline code (made, not
+    // to be made, or not due yet).
     Block* const prev = b;
     Block* const next = prev->next;
-    const bool known = !prev->fn && next && prev->next_va == c.PC && prev->next_gen == im.block_gen &&
-                       (next->fn || (next->runs + 1 < im.hot_threshold &&
-                                     (next->baseline || next->runs + 1 < im.baseline_threshold)));
+    const bool known =
+        !prev->fn && next && prev->next_va == c.PC && prev->next_gen == im.block_gen &&
+        (next->fn || (next->runs + 1 < im.hot_threshold &&
+                      (next->baseline || !im.baseline_threshold || next->runs + 1 < im.baseline_threshold)));
     auto mapped_there = [&] {
       if ((c.PC & ~0xfffull) == (prev->key.va & ~0xfffull)) return true;
       return next->key.el == c.el_ && Impl::fetch_maps(c, next->key); // next->key.va == next_va == PC
