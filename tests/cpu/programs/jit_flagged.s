@@ -2,9 +2,9 @@
 // and as baseline code (Jit.PreDecodedBlocksTakeTheSameStepsAsTheInterpreter): loads and stores off SP
 // with SCTLR_EL1.SA set, SP misaligned on every other iteration (SP alignment faults); LDTR/STTR, which
 // take EL0's permissions (a fault on an EL1-only page); and an exclusive pair, whose load records the
-// monitor's physical address (seen only by other cores: with one, the pair succeeds either way). The handler
-// logs each fault and skips the instruction. The program builds its own tables: VA 0..2 MiB identity for EL1 only, 2..4 MiB
-// identity for EL0 and EL1.
+// monitor's physical address (seen only by other cores: with one, the pair succeeds either way). The
+// handler logs each fault and skips the instruction. The program builds its own tables: VA 0..2 MiB
+// identity for EL1 only, 2..4 MiB identity for EL0 and EL1.
   .include "common.inc"
 main:
   setup
