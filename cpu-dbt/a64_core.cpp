@@ -126,6 +126,11 @@ Core::Core(MemoryPort& memory, const Config& cfg, CoreHooks* h)
   // User-level tests run FP code at EL1 without an OS to enable it.
   if (!config.system) sys.cpacr = 3u << 20;
   update_cached();
+  auto offset = [this](const void* field) {
+    return static_cast<int32_t>(static_cast<const char*>(field) -
+                                reinterpret_cast<const char*>(static_cast<a64::State*>(this)));
+  };
+  threaded::vplat_threaded_layout = {offset(&cur_insn), offset(&block_done_), offset(&attention_)};
 }
 
 void Core::power_on(uint64_t pc, uint64_t x0) {
@@ -571,13 +576,49 @@ void Core::make_decode_cache() {
 
 // The flags that need work around an instruction stay only where that work can do something: the SP
 // alignment check where the base is SP (Rn == 31), EL0 permissions for the unprivileged forms. So
-// run_predecoded's common path tests one mask.
+// run_predecoded's common path tests one mask, and most instructions take their own threaded handler.
+// VPLAT_JIT_THREADED=0: none do (run_predecoded then loops), for comparisons.
 Core::PredecodedInsn Core::predecode(uint32_t insn) {
+  static const bool threaded_handlers = [] {
+    const char* v = std::getenv("VPLAT_JIT_THREADED");
+    return !v || std::strcmp(v, "0") != 0;
+  }();
   const int id = a64::decode(insn);
   uint32_t info = decoded_info(id);
   if ((info & kFlagSpBase) && ((insn >> 5) & 31) != 31) info &= ~uint32_t{kFlagSpBase};
   if ((info & kFlagUnpriv) && !unprivileged(insn)) info &= ~uint32_t{kFlagUnpriv};
-  return PredecodedInsn{a64::exec_for(id, insn), insn, info};
+  const a64::ExecFn exec = a64::exec_for(id, insn);
+  threaded::Handler handler = nullptr;
+  if (threaded_handlers && threaded::kFlagged) {
+    handler = threaded::kFlagged;
+    if (!(info & kAroundFlags))
+      if (threaded::Handler own = threaded::handler_for(exec, insn)) handler = own;
+  }
+  return PredecodedInsn{exec, insn, info, handler};
+}
+
+// One turn of run_predecoded_loop for the threaded handler of instructions with kAroundFlags (and of those
+// without a handler of their own): threaded::kGoOn if the run goes on to the next instruction.
+extern "C" uint64_t threaded::vplat_threaded_flagged_step(a64::State* s, const threaded::Insn* d, uint64_t n,
+                                                          uint32_t attention) {
+  return Core::flagged_step(s, d, n, attention);
+}
+
+uint64_t Core::flagged_step(a64::State* s, const threaded::Insn* d, uint64_t n, uint32_t attention) {
+  Core& c = core_of(*s);
+  const uint32_t insn = d->insn, info = d->info;
+  const uint64_t next = c.PC + 4;
+  if (!c.before_flagged_insn(insn, info)) return n | threaded::kFaulted;
+  c.cur_insn = insn;
+  c.block_done_ = n;
+  c.NPC = next;
+  d->exec(c, insn);
+  if (info & kFlagUnpriv) c.access_el_ = c.el_;
+  if (c.EXC) return n | threaded::kFaulted;
+  if (info & kFlagExclLoad) c.note_exclusive_load();
+  c.PC = c.NPC;
+  if (c.PC != next || c.attention_.load(std::memory_order_relaxed) != attention) return n + 1;
+  return threaded::kGoOn;
 }
 
 // The run loop's work per instruction, less what a block's instructions cannot need: JitEngine only
@@ -588,7 +629,7 @@ Core::PredecodedInsn Core::predecode(uint32_t insn) {
 template <bool kCounting>
 uint32_t Core::run_predecoded_loop(const PredecodedInsn* insns, uint32_t count, uint64_t done,
                                    uint32_t attention, bool& faulted, bool& at_boundary) {
-  constexpr uint32_t kAround = kFlagSpBase | kFlagUnpriv | kFlagExclLoad;
+  constexpr uint32_t kAround = kAroundFlags;
   uint32_t info = 0;
   for (uint32_t i = 0; i < count; ++i) {
     // Read before the call: a store of this instruction to its own page releases the block's list (at the
@@ -636,8 +677,15 @@ uint32_t Core::run_predecoded_loop(const PredecodedInsn* insns, uint32_t count, 
 uint32_t Core::run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t limit, uint64_t done,
                               uint32_t attention, bool& faulted, bool& at_boundary) {
   const uint32_t count = static_cast<uint32_t>(std::min<uint64_t>(n, limit));
-  return insn_counts ? run_predecoded_loop<true>(insns, count, done, attention, faulted, at_boundary)
-                     : run_predecoded_loop<false>(insns, count, done, attention, faulted, at_boundary);
+  // Counting instructions (--cpu-stats) is the loop's; so are lists made with VPLAT_JIT_THREADED=0.
+  if (insn_counts || !count || !insns[0].handler)
+    return insn_counts ? run_predecoded_loop<true>(insns, count, done, attention, faulted, at_boundary)
+                       : run_predecoded_loop<false>(insns, count, done, attention, faulted, at_boundary);
+  const uint64_t r = threaded::vplat_threaded_enter(this, insns, done, done + count, attention);
+  const auto k = static_cast<uint32_t>((r & ~threaded::kFaulted) - done);
+  faulted = (r & threaded::kFaulted) != 0;
+  if (!faulted) at_boundary = (insns[k - 1].info & kFlagEndsBlock) || !(PC & (JitEngine::kRegionBytes - 1));
+  return k;
 }
 
 bool Core::before_flagged(a64::State& s, uint32_t insn, uint32_t info) {

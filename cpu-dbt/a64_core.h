@@ -13,6 +13,7 @@
 #include "aarch64_isa.h"
 #include "cpu-dbt/a64_jit.h"
 #include "cpu-dbt/a64_mmu.h"
+#include "cpu-dbt/threaded.h"
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -55,6 +56,8 @@ enum : uint8_t {
   kFlagSpBase = 8,   // a load/store with base register Rn at bits 9:5: SP alignment check when Rn == 31
   kFlagUnpriv = 16,  // LDTR/STTR family when bits 11:10 == 0b10: EL0 permissions
 };
+// The flags of the instructions that need work around their interpreter function in a pre-decoded block.
+constexpr uint32_t kAroundFlags = kFlagSpBase | kFlagUnpriv | kFlagExclLoad;
 uint8_t insn_flags(int id);
 // Whether a translated block may start after the instruction: branches, and what blocks leave to the
 // interpreter or must end at (the run loop's block starts, and where a run may end: Core::RunEnd).
@@ -256,13 +259,9 @@ public:
   uint32_t cur_insn = 0; // the instruction being executed
   uint64_t excl_pa = 0;  // physical address the exclusive monitor marks (valid while EXCL_VALID)
 
-  // One instruction of a pre-decoded block (JitEngine): its interpreter function, and what the run loop's
-  // decode cache would hold for it.
-  struct PredecodedInsn {
-    a64::ExecFn exec;
-    uint32_t insn;
-    uint32_t info; // as DecodedInsn::info, less the flags whose work cannot apply to the word (predecode)
-  };
+  // One instruction of a pre-decoded block (JitEngine): its interpreter function, what the run loop's decode
+  // cache would hold for it, and its threaded handler (threaded.h).
+  using PredecodedInsn = threaded::Insn;
   static PredecodedInsn predecode(uint32_t insn);
 
   // ---- Used by the helpers (a64_helpers.cpp, a64_system_helpers.cpp); not an interface.
@@ -426,6 +425,10 @@ private:
   // `at_boundary`: the run stopped where a block may start (as run() decides it).
   uint32_t run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t limit, uint64_t done,
                           uint32_t attention, bool& faulted, bool& at_boundary);
+  // threaded::vplat_threaded_flagged_step.
+  friend uint64_t threaded::vplat_threaded_flagged_step(a64::State* s, const threaded::Insn* d, uint64_t n,
+                                                        uint32_t attention);
+  static uint64_t flagged_step(a64::State* s, const threaded::Insn* d, uint64_t n, uint32_t attention);
   template <bool kCounting>
   uint32_t run_predecoded_loop(const PredecodedInsn* insns, uint32_t count, uint64_t done, uint32_t attention,
                                bool& faulted, bool& at_boundary);

@@ -4,6 +4,9 @@
   stencils.py source OUT.cpp INTERP.cpp    one stencil source per generated interpreter file
   stencils.py ghc OUT.ll IN.ll             the stencils in LLVM's GHC calling convention (clang has no way to ask)
   stencils.py table OUT.cpp OBJ.o...       the stencils' machine code and relocations, as C++ tables
+  stencils.py threaded OUT.cpp INTERP.cpp  threaded handlers of one generated interpreter file (threaded.h)
+  stencils.py threaded-ghc OUT.ll IN.ll     those handlers (and calls of them) in LLVM's GHC calling convention
+  stencils.py threaded-table OUT.cpp [INTERP.cpp...]  the table from interpreter functions to those handlers
 
 A stencil is one interpreter function (exec_*) wrapped so that the instruction word, the fields its variant
 does not fix (and for a branch its PC and the offset of the attention flags) are holes (symbols the object
@@ -12,6 +15,9 @@ fault exit or an early exit). A function with open 5-bit fields has a second ste
 them is 31. The runtime copies the bytes of a block's stencils one after another and fills in the holes
 (baseline.cpp). Nothing here knows an instruction: the semantics stay those the interpreter runs, generated
 from archdesc/aarch64.
+
+A threaded handler (threaded.h) is the same interpreter function compiled once more, into the program this
+time, with the work run_predecoded does around an instruction, and ending in a jump to the next one's handler.
 """
 import re
 import struct
@@ -93,43 +99,55 @@ extern "C" uint64_t vplat_st_exit(State*, uint32_t, uint64_t);
 """
 
 
-def cmd_source(out, src):
-    text = open(src).read()
-    # Interpreter functions whose text (or whose body template's) writes the next PC branch.
+FIELDS = re.compile(r"adlrt::field\(insn, (\d+), (\d+)\)")
+TEMPLATE = "template <uint64_t kFixedMask, uint64_t kFixedBits>\n"
+
+
+def fields_open(text):
+    """The interpreter's text with its fields taken through VPLAT_FIELD, and its body templates told whether the
+    copy that calls them assumes no open 5-bit field is 31."""
+    return FIELDS.sub(r"VPLAT_FIELD(insn, \1, \2)", text).replace(TEMPLATE, TEMPLATE[:-2] + ", bool kNot31 = false>\n")
+
+
+def not31_copy(name, fn_text, bodies):
+    """The function again, assuming its open 5-bit fields are not 31 (its name, its text), and those fields'
+    lsbs as a bit mask (None, None, 0: it has none)."""
+    call = re.search(r"^  (body_\w+)<(0x[0-9a-f]+)ull, (0x[0-9a-f]+)ull>\(s, insn\);$", fn_text, re.M)
+    if call:
+        mask, own = int(call.group(2), 16), bodies.get(call.group(1), "")
+    else:
+        mask, own = 0, fn_text
+    lsbs = 0
+    for f in FIELDS.finditer(own):
+        lsb, width = int(f.group(1)), int(f.group(2))
+        if width == 5 and (mask >> lsb) & 31 != 31:
+            lsbs |= 1 << lsb
+    if not lsbs:
+        return None, None, 0
+    body = FIELDS.sub(r"VPLAT_FIELD(insn, \1, \2)", fn_text)
+    if call:
+        body = body.replace(f"{call.group(1)}<{call.group(2)}ull, {call.group(3)}ull>(s, insn)",
+                            f"{call.group(1)}<{call.group(2)}ull, {call.group(3)}ull, true>(s, insn)")
+    copy = f"n31_{lsbs:x}_{name}"
+    return copy, (f"static inline void {copy}(State& s, [[maybe_unused]] uint64_t insn) {{\n"
+                  f"  [[maybe_unused]] constexpr bool kNot31 = true;{body}\n}}"), lsbs
+
+
+def body_templates(text):
     bodies = {}
     for m in re.finditer(r"^static inline void (body_\w+)\(State& s, uint64_t word\) \{$", text, re.M):
         end = text.find("\n}\n", m.end())
         bodies[m.group(1)] = text[m.end():end]
+    return bodies
+
+
+def cmd_source(out, src):
+    text = open(src).read()
+    # Interpreter functions whose text (or whose body template's) writes the next PC branch.
+    bodies = body_templates(text)
     # The interpreter's text itself (not an #include of it), its fields made holes, its bodies told whether
     # the stencil assumes no open 5-bit field is 31.
-    fields = re.compile(r"adlrt::field\(insn, (\d+), (\d+)\)")
-    body_text = fields.sub(r"VPLAT_FIELD(insn, \1, \2)", text)
-    template = "template <uint64_t kFixedMask, uint64_t kFixedBits>\n"
-    body_text = body_text.replace(template, template[:-2] + ", bool kNot31 = false>\n")
-    lines = [PRELUDE.replace("@SRC@", src).replace("@TEXT@", body_text)]
-
-    def not31_copy(name, fn_text):
-        """The function again, as a stencil that assumes its open 5-bit fields are not 31, and those fields'
-        lsbs as a bit mask (None: it has none)."""
-        call = re.search(r"^  (body_\w+)<(0x[0-9a-f]+)ull, (0x[0-9a-f]+)ull>\(s, insn\);$", fn_text, re.M)
-        if call:
-            mask, own = int(call.group(2), 16), bodies.get(call.group(1), "")
-        else:
-            mask, own = 0, fn_text
-        lsbs = 0
-        for f in fields.finditer(own):
-            lsb, width = int(f.group(1)), int(f.group(2))
-            if width == 5 and (mask >> lsb) & 31 != 31:
-                lsbs |= 1 << lsb
-        if not lsbs:
-            return None, None
-        body = fields.sub(r"VPLAT_FIELD(insn, \1, \2)", fn_text)
-        if call:
-            body = body.replace(f"{call.group(1)}<{call.group(2)}ull, {call.group(3)}ull>(s, insn)",
-                                f"{call.group(1)}<{call.group(2)}ull, {call.group(3)}ull, true>(s, insn)")
-        copy = f"n31_{lsbs:x}_{name}"
-        return copy, (f"static inline void {copy}(State& s, [[maybe_unused]] uint64_t insn) {{\n"
-                      f"  [[maybe_unused]] constexpr bool kNot31 = true;{body}\n}}")
+    lines = [PRELUDE.replace("@SRC@", src).replace("@TEXT@", fields_open(text))]
     defs = list(EXEC_DEF.finditer(text))
     for i, m in enumerate(defs):
         name = m.group(1)
@@ -138,7 +156,7 @@ def cmd_source(out, src):
         b = BODY_CALL.search(fn_text)
         if b:
             fn_text += bodies.get(b.group(1), "")
-        copy, copy_text = not31_copy(name, text[m.end():end])
+        copy, copy_text, _ = not31_copy(name, text[m.end():end], bodies)
         if copy:
             lines.append(copy_text)
         for fn in [name] + ([copy] if copy else []):
@@ -312,6 +330,152 @@ def cmd_ghc(out, src):
     open(out, "w").write(text)
 
 
+# ---------------------------------------------------------------- threaded handlers (threaded.h)
+
+THREADED_PRELUDE = """// Generated by cpu-dbt/stencils/stencils.py from @SRC@. Do not edit.
+// Threaded handlers (cpu-dbt/threaded.h): each interpreter function of that file with the work of one turn of
+// Core::run_predecoded_loop around it, ending in a jump to the next instruction's handler.
+#include "cpu-dbt/threaded.h"
+
+// A field comes from the word at run time; in a function's copy that assumes its open 5-bit fields are not 31
+// (not31_copy, Core::predecode picks it for the words it holds for) the compiler is told so.
+#define VPLAT_FIELD(insn, lsb, width)                                                                 \
+  ({                                                                                                  \
+    uint64_t f_ = adlrt::field(insn, lsb, width);                                                     \
+    if constexpr (kNot31 && (width) == 5 && ((kFixedMask >> (lsb)) & 31) != 31) __builtin_assume(f_ < 31); \
+    f_;                                                                                               \
+  })
+
+#include <cstdint>
+namespace vplat::gen::aarch64 {
+constexpr uint64_t kFixedMask = 0; // for the functions that are not variants (a variant's parameter hides it)
+constexpr bool kNot31 = false;     // for those that are not copies assuming no open 5-bit field is 31
+}
+
+@TEXT@
+
+namespace vplat::gen::aarch64 {
+namespace {
+using vplat::cpu::threaded::Insn;
+using vplat::cpu::threaded::kFaulted;
+using vplat::cpu::threaded::vplat_threaded_layout;
+template <typename T> T& at(State* s, int32_t off) { return *reinterpret_cast<T*>(reinterpret_cast<char*>(s) + off); }
+inline bool attention_changed(State* s, uint32_t attention) {
+  return __atomic_load_n(&at<uint32_t>(s, vplat_threaded_layout.attention), __ATOMIC_RELAXED) != attention;
+}
+} // namespace
+
+// An instruction that cannot branch leaves the next PC alone, so its handler sets PC without reading it back; a
+// branch ends the run when taken. Either ends it after a fault, at the list's end and when the attention flags
+// changed (a helper may have raised an interrupt line).
+#define VPLAT_THREADED_STRAIGHT(fn)                                                                    \
+  extern "C" uint64_t vplat_th_##fn(State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention) { \
+    const uint64_t pc = s->PC;                                                                         \
+    at<uint32_t>(s, vplat_threaded_layout.cur_insn) = d->insn;                                         \
+    at<uint64_t>(s, vplat_threaded_layout.block_done) = n;                                             \
+    s->NPC = pc + 4;                                                                                   \
+    __builtin_assume(s->EXC == 0); /* a run goes on only while no instruction raised */                \
+    fn(*s, d->insn);                                                                                   \
+    if (__builtin_expect(s->EXC != 0, 0)) return n | kFaulted;                                         \
+    s->PC = pc + 4;                                                                                    \
+    if (__builtin_expect(n + 1 == end || attention_changed(s, attention), 0)) return n + 1;            \
+    [[clang::musttail]] return d[1].handler(s, d + 1, n + 1, end, attention);                          \
+  }
+#define VPLAT_THREADED_BRANCH(fn)                                                                      \
+  extern "C" uint64_t vplat_th_##fn(State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention) { \
+    const uint64_t pc = s->PC;                                                                         \
+    at<uint32_t>(s, vplat_threaded_layout.cur_insn) = d->insn;                                         \
+    at<uint64_t>(s, vplat_threaded_layout.block_done) = n;                                             \
+    s->NPC = pc + 4;                                                                                   \
+    __builtin_assume(s->EXC == 0); /* a run goes on only while no instruction raised */                \
+    fn(*s, d->insn);                                                                                   \
+    if (__builtin_expect(s->EXC != 0, 0)) return n | kFaulted;                                         \
+    const uint64_t npc = s->NPC;                                                                       \
+    s->PC = npc;                                                                                       \
+    if (npc != pc + 4 || n + 1 == end || attention_changed(s, attention)) return n + 1;               \
+    [[clang::musttail]] return d[1].handler(s, d + 1, n + 1, end, attention);                          \
+  }
+
+"""
+
+
+def exec_functions(text):
+    """The interpreter functions of a generated file: name, own text, whether it (or its body template) writes
+    the next PC, and the lsbs of its open 5-bit fields (not31_copy)."""
+    bodies = body_templates(text)
+    out = []
+    for m in EXEC_DEF.finditer(text):
+        end = text.find("\n}\n", m.end())
+        own = text[m.end():end]
+        fn_text = own
+        b = BODY_CALL.search(fn_text)
+        if b:
+            fn_text += bodies.get(b.group(1), "")
+        out.append((m.group(1), own, "s.NPC" in fn_text, not31_copy(m.group(1), own, bodies)[2]))
+    return out
+
+
+def cmd_threaded(out, src):
+    text = open(src).read()
+    bodies = body_templates(text)
+    # The functions become this file's own (the program has the interpreter's too), inlined into their handlers.
+    body_text = re.sub(r"^void (exec_\w+)\(State& s, ", r"[[gnu::always_inline]] static inline void \1(State& s, ",
+                       fields_open(text), flags=re.M)
+    lines = [THREADED_PRELUDE.replace("@SRC@", src).replace("@TEXT@", body_text)]
+    for name, own, branches, _ in exec_functions(text):
+        kind = "BRANCH" if branches else "STRAIGHT"
+        lines.append(f"VPLAT_THREADED_{kind}({name})")
+        copy, copy_text, _ = not31_copy(name, own, bodies)
+        if copy:
+            lines.append("[[gnu::always_inline]] " + copy_text)
+            lines.append(f"VPLAT_THREADED_{kind}({copy})")
+    lines.append("\n} // namespace vplat::gen::aarch64\n")
+    open(out, "w").write("\n".join(lines))
+
+
+HANDLER_CALL = re.compile(r"call ((?:noundef )?)i64 (%[\w.]+)\((ptr [^,()]*, ptr [^,()]*, i64 [^,()]*, i64 [^,()]*, i32 [^,()]*)\)")
+
+
+def cmd_threaded_ghc(out, src):
+    """Gives the handlers, and every call through a handler pointer, LLVM's GHC calling convention: no
+    callee-saved registers, so that a handler's fast path pushes and pops nothing (only its calls of helpers
+    save what they need)."""
+    text = open(src).read()
+    text = re.sub(r"^define (dso_local )?i64 @vplat_th_", r"define \1ghccc i64 @vplat_th_", text, flags=re.M)
+    text = re.sub(r"^declare (dso_local )?i64 @vplat_th_", r"declare \1ghccc i64 @vplat_th_", text, flags=re.M)
+    text = HANDLER_CALL.sub(r"call ghccc \1i64 \2(\3)", text)
+    open(out, "w").write(text)
+
+
+def cmd_threaded_table(out, srcs):
+    fns = sorted((name, lsbs) for src in srcs for name, _, _, lsbs in exec_functions(open(src).read()))
+    names = [name for name, _ in fns]
+    w = ["// Generated by cpu-dbt/stencils/stencils.py from the generated interpreter files. Do not edit.",
+         "#include \"cpu-dbt/threaded.h\"", "", "#include <cstddef>", "",
+         "namespace vplat::gen::aarch64 {", "struct State;"]
+    w += [f"void {n}(State& s, uint64_t insn);" for n in names]
+    w += ["} // namespace vplat::gen::aarch64", "", "namespace vplat::cpu::threaded {", "extern \"C\" {"]
+    handlers = names + [f"n31_{lsbs:x}_{name}" for name, lsbs in fns if lsbs] + ["flagged"]
+    w += [f"uint64_t vplat_th_{n}(a64::State*, const Insn*, uint64_t, uint64_t, uint32_t);" for n in handlers]
+    w += ["}", ""]
+    w.append("extern const Entry kEntries[] = {" if names else
+             "extern const Entry kEntries[] = {{nullptr, nullptr, nullptr, 0}};")
+    w += [f"    {{&a64::{n}, &vplat_th_{n}, " + (f"&vplat_th_n31_{lsbs:x}_{n}, 0x{lsbs:x}}}," if lsbs else "nullptr, 0},")
+          for n, lsbs in fns]
+    if names:
+        w.append("};")
+    w += [f"extern const size_t kNumEntries = {len(names)};"]
+    if names:
+        w.append("extern const Handler kFlagged = &vplat_th_flagged;")
+    else:
+        # Without handlers no list has any (Core::predecode), so run_predecoded never enters one.
+        w += ["extern const Handler kFlagged = nullptr;",
+              "extern \"C\" uint64_t vplat_threaded_enter(a64::State*, const Insn*, uint64_t, uint64_t, uint32_t) {",
+              "  __builtin_trap();", "}"]
+    w += ["", "} // namespace vplat::cpu::threaded"]
+    open(out, "w").write("\n".join(w) + "\n")
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "source":
         cmd_source(sys.argv[2], sys.argv[3])
@@ -319,5 +483,11 @@ if __name__ == "__main__":
         cmd_ghc(sys.argv[2], sys.argv[3])
     elif len(sys.argv) >= 3 and sys.argv[1] == "table":
         cmd_table(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) == 4 and sys.argv[1] == "threaded":
+        cmd_threaded(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "threaded-ghc":
+        cmd_threaded_ghc(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "threaded-table":
+        cmd_threaded_table(sys.argv[2], sys.argv[3:])
     else:
         sys.exit(__doc__)

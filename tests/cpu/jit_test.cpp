@@ -692,6 +692,28 @@ TEST(Jit, PreDecodedBlocksTakeTheSameStepsAsTheInterpreter) {
   }
 }
 
+// Where the threaded handlers are built (by clang, as the baseline tier's stencils are), a pre-decoded
+// instruction runs through a handler of its own unless it needs the Core's work around it (SP-based
+// addressing, LDTR/STTR, load-exclusive), which the shared one does: so the test above runs its pre-decoded
+// blocks through the handlers (VPLAT_JIT_THREADED=0 would make it run them through run_predecoded's loop).
+TEST(Jit, PreDecodedInstructionsTakeTheirOwnThreadedHandler) {
+  if (!baseline::available()) GTEST_SKIP() << "built without clang: no threaded handlers";
+  ASSERT_NE(threaded::kFlagged, nullptr);
+  for (uint32_t plain : {0x91000420u,    // ADD X0, X1, #1
+                         0xf9400420u,    // LDR X0, [X1, #8]
+                         0x54000041u}) { // B.NE .+8
+    const Core::PredecodedInsn d = Core::predecode(plain);
+    EXPECT_NE(d.handler, nullptr) << std::hex << plain;
+    EXPECT_NE(d.handler, threaded::kFlagged) << std::hex << plain;
+  }
+  for (uint32_t flagged : {0xf94007e0u,    // LDR X0, [SP, #8]
+                           0xc85f7c20u,    // LDXR X0, [X1]
+                           0xf8400820u}) { // LDTR X0, [X1]
+    const Core::PredecodedInsn d = Core::predecode(flagged);
+    EXPECT_EQ(d.handler, threaded::kFlagged) << std::hex << flagged;
+  }
+}
+
 // The steps of trace() in each of `engines` are those of the interpreter, `want`.
 static void expect_steps_of_the_interpreter(const std::vector<Step>& want, uint64_t total_interp,
                                             std::initializer_list<Engine> engines, Core::RunEnd end) {

@@ -1,0 +1,24 @@
+#include "cpu-dbt/threaded.h"
+
+#include <unordered_map>
+
+namespace vplat::cpu::threaded {
+
+Layout vplat_threaded_layout; // declared extern "C" in threaded.h
+
+Handler handler_for(a64::ExecFn exec, uint32_t word) {
+  static const auto* const by_exec = [] {
+    auto* m = new std::unordered_map<a64::ExecFn, const Entry*>;
+    for (size_t i = 0; i < kNumEntries; ++i) (*m)[kEntries[i].exec] = &kEntries[i];
+    return m;
+  }();
+  auto it = by_exec->find(exec);
+  if (it == by_exec->end()) return nullptr;
+  const Entry& e = *it->second;
+  if (!e.not31) return e.handler;
+  for (uint32_t lsbs = e.lsbs; lsbs; lsbs &= lsbs - 1)
+    if (((word >> __builtin_ctz(lsbs)) & 31) == 31) return e.handler;
+  return e.not31;
+}
+
+} // namespace vplat::cpu::threaded
