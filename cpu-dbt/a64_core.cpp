@@ -130,7 +130,8 @@ Core::Core(MemoryPort& memory, const Config& cfg, CoreHooks* h)
     return static_cast<int32_t>(static_cast<const char*>(field) -
                                 reinterpret_cast<const char*>(static_cast<a64::State*>(this)));
   };
-  threaded::vplat_threaded_layout = {offset(&cur_insn), offset(&block_done_), offset(&attention_)};
+  threaded::vplat_threaded_layout = {offset(&cur_insn), offset(&block_done_), offset(&attention_),
+                                     offset(&sp_check_)};
 }
 
 void Core::power_on(uint64_t pc, uint64_t x0) {
@@ -591,8 +592,12 @@ Core::PredecodedInsn Core::predecode(uint32_t insn) {
   threaded::Handler handler = nullptr;
   if (threaded_handlers && threaded::kFlagged) {
     handler = threaded::kFlagged;
+    threaded::Handler own = nullptr;
     if (!(info & kAroundFlags))
-      if (threaded::Handler own = threaded::handler_for(exec, insn)) handler = own;
+      own = threaded::handler_for(exec, insn);
+    else if ((info & kAroundFlags) == kFlagSpBase)
+      own = threaded::sp_base_handler_for(exec);
+    if (own) handler = own;
   }
   return PredecodedInsn{exec, insn, info, handler};
 }
@@ -602,6 +607,11 @@ Core::PredecodedInsn Core::predecode(uint32_t insn) {
 extern "C" uint64_t threaded::vplat_threaded_flagged_step(a64::State* s, const threaded::Insn* d, uint64_t n,
                                                           uint32_t attention) {
   return Core::flagged_step(s, d, n, attention);
+}
+
+extern "C" uint64_t threaded::vplat_threaded_sp_fault(a64::State* s, const threaded::Insn* d, uint64_t n) {
+  [[maybe_unused]] const bool ok = core_of(*s).before_flagged_insn(d->insn, d->info); // raises the fault
+  return n | threaded::kFaulted;
 }
 
 uint64_t Core::flagged_step(a64::State* s, const threaded::Insn* d, uint64_t n, uint32_t attention) {

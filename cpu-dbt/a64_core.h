@@ -426,6 +426,7 @@ private:
   uint32_t run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t limit, uint64_t done,
                           uint32_t attention, bool& faulted, bool& at_boundary);
   // threaded::vplat_threaded_flagged_step.
+  friend uint64_t threaded::vplat_threaded_sp_fault(a64::State* s, const threaded::Insn* d, uint64_t n);
   friend uint64_t threaded::vplat_threaded_flagged_step(a64::State* s, const threaded::Insn* d, uint64_t n,
                                                         uint32_t attention);
   static uint64_t flagged_step(a64::State* s, const threaded::Insn* d, uint64_t n, uint32_t attention);

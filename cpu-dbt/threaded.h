@@ -12,8 +12,9 @@
 //
 // A handler behaves as one turn of Core::run_predecoded_loop, as far as anything can tell: cur_insn,
 // block_done_ and NPC are set before the function runs; a fault, a changed PC or changed attention flags end
-// the run, as does the end of the list (`end`). Instructions with kAroundFlags take the shared handler
-// kFlagged, which does the Core's work around them.
+// the run, as does the end of the list (`end`). Loads and stores off SP test its alignment first; the other
+// instructions with kAroundFlags (LDTR/STTR, load-exclusive) take the shared handler kFlagged, which does the
+// Core's work around them.
 #pragma once
 
 #include "aarch64_isa.h"
@@ -44,7 +45,7 @@ struct Insn {
 
 // Offsets of the Core's run-loop state from its a64::State base (set once, by the first Core).
 struct Layout {
-  int32_t cur_insn = 0, block_done = 0, attention = 0;
+  int32_t cur_insn = 0, block_done = 0, attention = 0, sp_check = 0;
 };
 extern "C" Layout vplat_threaded_layout;
 
@@ -52,6 +53,8 @@ extern "C" Layout vplat_threaded_layout;
 // time, or a function the generated interpreter files do not hold): the copy that assumes no open 5-bit field
 // is 31 where none is.
 Handler handler_for(a64::ExecFn exec, uint32_t word);
+// The handler of a function running a word with kFlagSpBase (base SP), nullptr if none was compiled.
+Handler sp_base_handler_for(a64::ExecFn exec);
 
 // Runs the list from `d` (stencils/threaded_entry.cpp): `n` and `end` as for a handler, end > n.
 extern "C" uint64_t vplat_threaded_enter(a64::State* s, const Insn* d, uint64_t n, uint64_t end,
@@ -60,6 +63,8 @@ extern "C" uint64_t vplat_threaded_enter(a64::State* s, const Insn* d, uint64_t 
 // this (Core, a64_core.cpp): one turn of run_predecoded_loop, returning kGoOn when the run may go on.
 extern "C" uint64_t vplat_threaded_flagged_step(a64::State* s, const Insn* d, uint64_t n, uint32_t attention);
 constexpr uint64_t kGoOn = ~0ull;
+// The SP alignment fault of an instruction with kFlagSpBase (Core): returns n | kFaulted.
+extern "C" uint64_t vplat_threaded_sp_fault(a64::State* s, const Insn* d, uint64_t n);
 extern const Handler kFlagged; // nullptr without handlers
 
 // The generated table (stencils.py threaded-table) handler_for looks in.
@@ -68,6 +73,7 @@ struct Entry {
   Handler handler;
   Handler not31; // nullptr if the function has no open 5-bit field
   uint32_t lsbs; // of those fields
+  Handler sp_base; // with the SP alignment check first, for kFlagSpBase; nullptr if it addresses off no Rn
 };
 extern const Entry kEntries[];
 extern const size_t kNumEntries;

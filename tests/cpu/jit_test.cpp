@@ -701,13 +701,13 @@ TEST(Jit, PreDecodedInstructionsTakeTheirOwnThreadedHandler) {
   ASSERT_NE(threaded::kFlagged, nullptr);
   for (uint32_t plain : {0x91000420u,    // ADD X0, X1, #1
                          0xf9400420u,    // LDR X0, [X1, #8]
+                         0xf94007e0u,    // LDR X0, [SP, #8]
                          0x54000041u}) { // B.NE .+8
     const Core::PredecodedInsn d = Core::predecode(plain);
     EXPECT_NE(d.handler, nullptr) << std::hex << plain;
     EXPECT_NE(d.handler, threaded::kFlagged) << std::hex << plain;
   }
-  for (uint32_t flagged : {0xf94007e0u,    // LDR X0, [SP, #8]
-                           0xc85f7c20u,    // LDXR X0, [X1]
+  for (uint32_t flagged : {0xc85f7c20u,    // LDXR X0, [X1]
                            0xf8400820u}) { // LDTR X0, [X1]
     const Core::PredecodedInsn d = Core::predecode(flagged);
     EXPECT_EQ(d.handler, threaded::kFlagged) << std::hex << flagged;
