@@ -684,18 +684,10 @@ uint32_t Core::run_predecoded_loop(const PredecodedInsn* insns, uint32_t count, 
   return count;
 }
 
-uint32_t Core::run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t limit, uint64_t done,
-                              uint32_t attention, bool& faulted, bool& at_boundary) {
-  const uint32_t count = static_cast<uint32_t>(std::min<uint64_t>(n, limit));
-  // Counting instructions (--cpu-stats) is the loop's; so are lists made with VPLAT_JIT_THREADED=0.
-  if (insn_counts || !count || !insns[0].handler)
-    return insn_counts ? run_predecoded_loop<true>(insns, count, done, attention, faulted, at_boundary)
-                       : run_predecoded_loop<false>(insns, count, done, attention, faulted, at_boundary);
-  const uint64_t r = threaded::vplat_threaded_enter(this, insns, done, done + count, attention);
-  const auto k = static_cast<uint32_t>((r & ~threaded::kFaulted) - done);
-  faulted = (r & threaded::kFaulted) != 0;
-  if (!faulted) at_boundary = (insns[k - 1].info & kFlagEndsBlock) || !(PC & (JitEngine::kRegionBytes - 1));
-  return k;
+uint32_t Core::run_predecoded_looped(const PredecodedInsn* insns, uint32_t count, uint64_t done,
+                                     uint32_t attention, bool& faulted, bool& at_boundary) {
+  return insn_counts ? run_predecoded_loop<true>(insns, count, done, attention, faulted, at_boundary)
+                     : run_predecoded_loop<false>(insns, count, done, attention, faulted, at_boundary);
 }
 
 bool Core::before_flagged(a64::State& s, uint32_t insn, uint32_t info) {

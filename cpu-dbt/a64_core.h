@@ -423,8 +423,21 @@ private:
   // stay `attention`. `done`: the instructions the caller's chain retired before (for retired_exact()).
   // Returns how many completed; `faulted`: the next one raised an exception (EXC set, PC at it);
   // `at_boundary`: the run stopped where a block may start (as run() decides it).
+  // Inline: the JIT's run loop calls it between blocks (threaded handlers; else run_predecoded_looped).
   uint32_t run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t limit, uint64_t done,
-                          uint32_t attention, bool& faulted, bool& at_boundary);
+                          uint32_t attention, bool& faulted, bool& at_boundary) {
+    const auto count = static_cast<uint32_t>(n < limit ? n : limit);
+    if (insn_counts || !count || !insns[0].handler) [[unlikely]]
+      return run_predecoded_looped(insns, count, done, attention, faulted, at_boundary);
+    const uint64_t r = threaded::vplat_threaded_enter(this, insns, done, done + count, attention);
+    const auto k = static_cast<uint32_t>((r & ~threaded::kFaulted) - done);
+    faulted = (r & threaded::kFaulted) != 0;
+    if (!faulted) at_boundary = (insns[k - 1].info & kFlagEndsBlock) || !(PC & (JitEngine::kRegionBytes - 1));
+    return k;
+  }
+  // Counting instructions (--cpu-stats) is the loop's; so are lists made with VPLAT_JIT_THREADED=0.
+  uint32_t run_predecoded_looped(const PredecodedInsn* insns, uint32_t count, uint64_t done,
+                                 uint32_t attention, bool& faulted, bool& at_boundary);
   // threaded::vplat_threaded_flagged_step.
   friend uint64_t threaded::vplat_threaded_sp_fault(a64::State* s, const threaded::Insn* d, uint64_t n);
   friend uint64_t threaded::vplat_threaded_flagged_step(a64::State* s, const threaded::Insn* d, uint64_t n,
