@@ -365,40 +365,40 @@ inline bool attention_changed(State* s, uint32_t attention) {
 }
 } // namespace
 
-// An instruction that cannot branch leaves the next PC alone, so its handler sets PC without reading it back; a
-// branch ends the run when taken. Either ends it after a fault, at the list's end and when the attention flags
-// changed (a helper may have raised an interrupt line).
-#define VPLAT_THREADED_STRAIGHT(fn)                                                                    \
-  extern "C" uint64_t vplat_th_##fn(State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention) { \
-    const uint64_t pc = s->PC;                                                                         \
-    at<uint32_t>(s, vplat_threaded_layout.cur_insn) = d->insn;                                         \
-    at<uint64_t>(s, vplat_threaded_layout.block_done) = n;                                             \
-    s->NPC = pc + 4;                                                                                   \
-    __builtin_assume(s->EXC == 0); /* a run goes on only while no instruction raised */                \
-    fn(*s, d->insn);                                                                                   \
-    if (__builtin_expect(s->EXC != 0, 0)) return n | kFaulted;                                         \
-    s->PC = pc + 4;                                                                                    \
-    if (__builtin_expect(n + 1 == end || attention_changed(s, attention), 0)) return n + 1;            \
-    [[clang::musttail]] return d[1].handler(s, d + 1, n + 1, end, attention);                          \
+// A handler: the work run_predecoded did before an instruction, the function, its fault test, then its own
+// tests and the jump to the next handler. An instruction that cannot branch leaves the next PC alone, so its
+// handler sets PC without reading it back; a branch ends the run when taken. Either ends it after a fault, at the
+// list's end and when the attention flags changed (a helper may have raised an interrupt line).
+#define VPLAT_THREADED_HANDLER(name)                                                                 \\
+  extern "C" uint64_t vplat_th_##name(State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention)
+#define VPLAT_THREADED_RUN(fn)                                                                       \\
+  const uint64_t pc = s->PC;                                                                         \\
+  at<uint32_t>(s, vplat_threaded_layout.cur_insn) = d->insn;                                         \\
+  at<uint64_t>(s, vplat_threaded_layout.block_done) = n;                                             \\
+  s->NPC = pc + 4;                                                                                   \\
+  __builtin_assume(s->EXC == 0); /* a run goes on only while no instruction raised */                \\
+  fn(*s, d->insn);                                                                                   \\
+  if (__builtin_expect(s->EXC != 0, 0)) return n | kFaulted;
+#define VPLAT_THREADED_NEXT [[clang::musttail]] return d[1].handler(s, d + 1, n + 1, end, attention)
+#define VPLAT_THREADED_STRAIGHT(fn)                                                                  \\
+  VPLAT_THREADED_HANDLER(fn) {                                                                       \\
+    VPLAT_THREADED_RUN(fn)                                                                           \\
+    s->PC = pc + 4;                                                                                  \\
+    if (__builtin_expect(n + 1 == end || attention_changed(s, attention), 0)) return n + 1;          \\
+    VPLAT_THREADED_NEXT;                                                                             \\
   }
-#define VPLAT_THREADED_BRANCH(fn)                                                                      \
-  extern "C" uint64_t vplat_th_##fn(State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention) { \
-    const uint64_t pc = s->PC;                                                                         \
-    at<uint32_t>(s, vplat_threaded_layout.cur_insn) = d->insn;                                         \
-    at<uint64_t>(s, vplat_threaded_layout.block_done) = n;                                             \
-    s->NPC = pc + 4;                                                                                   \
-    __builtin_assume(s->EXC == 0); /* a run goes on only while no instruction raised */                \
-    fn(*s, d->insn);                                                                                   \
-    if (__builtin_expect(s->EXC != 0, 0)) return n | kFaulted;                                         \
-    const uint64_t npc = s->NPC;                                                                       \
-    s->PC = npc;                                                                                       \
-    if (npc != pc + 4 || n + 1 == end || attention_changed(s, attention)) return n + 1;               \
-    [[clang::musttail]] return d[1].handler(s, d + 1, n + 1, end, attention);                          \
+#define VPLAT_THREADED_BRANCH(fn)                                                                    \\
+  VPLAT_THREADED_HANDLER(fn) {                                                                       \\
+    VPLAT_THREADED_RUN(fn)                                                                           \\
+    const uint64_t npc = s->NPC;                                                                     \\
+    s->PC = npc;                                                                                     \\
+    if (npc != pc + 4 || n + 1 == end || attention_changed(s, attention)) return n + 1;              \\
+    VPLAT_THREADED_NEXT;                                                                             \\
   }
 // A load or store whose base is SP (Rn = 31: Core::predecode keeps kFlagSpBase only then) checks SP's alignment
 // first where SCTLR_EL1.SA/SA0 asks for it, then goes on as the function's handler.
 #define VPLAT_THREADED_SP_BASE(fn)                                                                   \\
-  extern "C" uint64_t vplat_th_sp_##fn(State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention) { \\
+  VPLAT_THREADED_HANDLER(sp_##fn) {                                                                 \\
     if (__builtin_expect(at<bool>(s, vplat_threaded_layout.sp_check) && (s->X[31] & 15), 0))         \\
       return vplat::cpu::threaded::vplat_threaded_sp_fault(s, d, n);                                 \\
     [[clang::musttail]] return vplat_th_##fn(s, d, n, end, attention);                               \\
