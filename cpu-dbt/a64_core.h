@@ -438,7 +438,7 @@ private:
   // Counting instructions (--cpu-stats) is the loop's; so are lists made with VPLAT_JIT_THREADED=0.
   uint32_t run_predecoded_looped(const PredecodedInsn* insns, uint32_t count, uint64_t done,
                                  uint32_t attention, bool& faulted, bool& at_boundary);
-  // threaded::vplat_threaded_flagged_step.
+  // The calls of the threaded handlers into the Core (threaded.h).
   friend uint64_t threaded::vplat_threaded_sp_fault(a64::State* s, const threaded::Insn* d, uint64_t n);
   friend uint64_t threaded::vplat_threaded_flagged_step(a64::State* s, const threaded::Insn* d, uint64_t n,
                                                         uint32_t attention);
