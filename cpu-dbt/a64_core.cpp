@@ -4,6 +4,7 @@
 #include "devices/host_memory.h"
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <new>
 
 namespace vplat::cpu {
@@ -130,8 +131,20 @@ Core::Core(MemoryPort& memory, const Config& cfg, CoreHooks* h)
     return static_cast<int32_t>(static_cast<const char*>(field) -
                                 reinterpret_cast<const char*>(static_cast<a64::State*>(this)));
   };
-  threaded::vplat_threaded_layout = {offset(&cur_insn), offset(&block_done_), offset(&attention_),
-                                     offset(&sp_check_)};
+  threaded::Layout& l = threaded::vplat_threaded_layout;
+  l.cur_insn = offset(&cur_insn);
+  l.block_done = offset(&block_done_);
+  l.attention = offset(&attention_);
+  l.sp_check = offset(&sp_check_);
+  l.chain = offset(&chain_);
+  l.el = offset(&el_);
+  l.fp_trap = offset(&fp_trap_);
+  l.itlb = offset(&itlb_);
+  l.tlb_entries = kTlbSize;
+  l.tlb_entry_bytes = sizeof(TlbEntry);
+  l.tlb_fetch = offsetof(TlbEntry, fetch);
+  l.tlb_pa = offsetof(TlbEntry, pa);
+  static_assert(sizeof(el_) == sizeof(uint32_t) && sizeof(itlb_[0]) == kTlbSize * sizeof(TlbEntry));
 }
 
 void Core::power_on(uint64_t pc, uint64_t x0) {
@@ -674,7 +687,7 @@ uint32_t Core::run_predecoded_loop(const PredecodedInsn* insns, uint32_t count, 
       }
     }
     PC = NPC;
-    if constexpr (kCounting) ++insn_counts[info >> 8];
+    if constexpr (kCounting) ++insn_counts[(info & ((1u << threaded::Insn::kToEndShift) - 1)) >> 8];
     if (PC != next || attention_.load(std::memory_order_relaxed) != attention) [[unlikely]] {
       at_boundary = (info & kFlagEndsBlock) || !(PC & (JitEngine::kRegionBytes - 1));
       return i + 1;

@@ -379,6 +379,7 @@ private:
   bool jit_declined_ = false;
   uint64_t* block_runs_ = nullptr; // --cpu-stats with a JIT tier: runs of each translated block, by its slot
   uint64_t block_done_ = 0; // in a block: instructions its chain retired before the one calling a helper
+  threaded::ChainState chain_;  // a pre-decoded run's end entries' (threaded.h)
   uint64_t wrapper_result_ = 0; // a block's slow-path load: the value (JitEngine's memory wrappers)
   // The exit slots of the block that returned to try_run from its end (nullptr: it left elsewhere): where
   // try_run links the block found next, so that the next time that exit jumps there directly.
@@ -423,17 +424,24 @@ private:
   // stay `attention`. `done`: the instructions the caller's chain retired before (for retired_exact()).
   // Returns how many completed; `faulted`: the next one raised an exception (EXC set, PC at it);
   // `at_boundary`: the run stopped where a block may start (as run() decides it).
+  // Through threaded handlers the run may go on into the blocks that follow (threaded.h, end entry; `limit`
+  // still bounds the whole run): then chain_.block is the last block entered.
   // Inline: the JIT's run loop calls it between blocks (threaded handlers; else run_predecoded_looped).
   uint32_t run_predecoded(const PredecodedInsn* insns, uint32_t n, uint64_t limit, uint64_t done,
                           uint32_t attention, bool& faulted, bool& at_boundary) {
-    const auto count = static_cast<uint32_t>(n < limit ? n : limit);
-    if (insn_counts || !count || !insns[0].handler) [[unlikely]]
-      return run_predecoded_looped(insns, count, done, attention, faulted, at_boundary);
-    const uint64_t r = threaded::vplat_threaded_enter(this, insns, done, done + count, attention);
-    const auto k = static_cast<uint32_t>((r & ~threaded::kFaulted) - done);
+    chain_.block = nullptr;
+    chain_.entered = 0;
+    if (insn_counts || !n || !limit || !insns[0].handler) [[unlikely]]
+      return run_predecoded_looped(insns, static_cast<uint32_t>(n < limit ? n : limit), done, attention,
+                                   faulted, at_boundary);
+    const uint64_t r = threaded::vplat_threaded_enter(this, insns, done, done + limit, attention);
+    const uint64_t m = r & ~threaded::kFaulted;
     faulted = (r & threaded::kFaulted) != 0;
-    if (!faulted) at_boundary = (insns[k - 1].info & kFlagEndsBlock) || !(PC & (JitEngine::kRegionBytes - 1));
-    return k;
+    if (!faulted) {
+      const PredecodedInsn& last = chain_.block ? chain_.list[m - chain_.base - 1] : insns[m - done - 1];
+      at_boundary = (last.info & kFlagEndsBlock) || !(PC & (JitEngine::kRegionBytes - 1));
+    }
+    return static_cast<uint32_t>(m - done);
   }
   // Counting instructions (--cpu-stats) is the loop's; so are lists made with VPLAT_JIT_THREADED=0.
   uint32_t run_predecoded_looped(const PredecodedInsn* insns, uint32_t count, uint64_t done,

@@ -434,22 +434,20 @@ struct CountedBlocks {
   void remove(Block* b);
 };
 
-struct Block {
+// Of a pre-decoded block, the head (runs, the block that followed it last, fp, and its list while it has no
+// baseline code: threaded.h) is what try_run and the end entries of threaded lists read at every run. The
+// block that followed it last is entered without a lookup while `next_gen` is Impl::block_gen, where the
+// fetch TLB maps `next_va` to that block's page.
+struct Block : threaded::BlockHead {
   Key key;
   unsigned len = 0; // 0: nothing translatable starts here
-  bool fp = false;  // contains FP/SIMD instructions (they trap when CPACR_EL1.FPEN says so)
   BlockFn fn = nullptr;
   std::shared_ptr<Chunk> code;
   std::unique_ptr<Predecoded> pre; // without fn: the block runs pre-decoded until it is compiled
-  // Of a pre-decoded block, kept here (not behind `pre`) as try_run reads them at every run: its
-  // instructions (`len` of them), runs since it was made or last asked to be compiled, and the block that
-  // followed it last, while `next_gen` is Impl::block_gen (so its run needs no lookup where the fetch TLB
-  // maps `next_va` to that block's page).
+  // Of a pre-decoded block, kept here (not behind `pre`) as try_run reads it at every run: its instructions
+  // (`len` of them, and the end entry).
   const Core::PredecodedInsn* insns = nullptr;
   baseline::Fn baseline = nullptr; // Predecoded::code
-  uint32_t runs = 0;
-  Block* next = nullptr;
-  uint64_t next_va = 0, next_gen = 0;
   // Tiers: how often the run loop started a chain here (a sample of where time goes: chains restart at
   // each quantum), and whether this is the optimised translation already (or one is being made).
   uint32_t samples = 0;
@@ -2606,7 +2604,10 @@ struct JitEngine::Impl {
     b.pre->baseline_tried = true;
     b.pre->code = baseline_compiler->make(b.insns, b.len, b.key.va);
     b.baseline = b.pre->code;
-    if (b.baseline) ++stats.blocks_baseline;
+    if (b.baseline) {
+      b.list = nullptr; // end entries go to it no more (try_run runs its code)
+      ++stats.blocks_baseline;
+    }
     if (perf_map && b.baseline) {
       char name[32];
       std::snprintf(name, sizeof name, "base_%llx", static_cast<unsigned long long>(b.key.va));
@@ -2627,12 +2628,22 @@ struct JitEngine::Impl {
     if (!words.empty()) {
       mark_code_page(page);
       blk->len = static_cast<unsigned>(words.size());
-      blk->pre = std::make_unique<Predecoded>(blk->len, &graveyard, &predecoded_live);
+      blk->pre = std::make_unique<Predecoded>(blk->len + 1, &graveyard, &predecoded_live);
       for (unsigned i = 0; i < blk->len; ++i) {
-        blk->pre->insns[i] = Core::predecode(words[i]);
+        Core::PredecodedInsn& d = blk->pre->insns[i];
+        d = Core::predecode(words[i]);
+        d.info |= (blk->len - i) << Core::PredecodedInsn::kToEndShift; // (ids are below 1 << 16)
         if (insn_flags(g::decode(words[i])) & kFlagFp) blk->fp = true;
       }
+      Core::PredecodedInsn& end = blk->pre->insns[blk->len];
+      end.block = blk.get();
+      end.insn = end.info = 0;
+      end.handler = threaded::kEnd;
       blk->insns = blk->pre->insns.get();
+      blk->va = key.va;
+      blk->pa_page = key.pa & ~0xfffull;
+      blk->el = key.el;
+      if (blk->insns[0].handler) blk->list = blk->insns;
       if (baseline_threshold == 1) make_baseline(c, *blk);
       ++stats.blocks_predecoded;
     } // else nothing to run here: a marker, so the run loop stops asking (as submit makes)
@@ -2708,6 +2719,7 @@ struct JitEngine::Impl {
       release_counts(old);
       old.pre.reset(); // its instructions are released at the next safe point
       old.insns = nullptr;
+      old.list = nullptr;
       old.baseline = nullptr; // released with `pre`
       old.next = nullptr;
       old.runs = old.samples = 0;
@@ -2938,10 +2950,12 @@ JitEngine::~JitEngine() {
     std::fprintf(
         stderr,
         "jit: %llu blocks pre-decoded, %llu of the instructions in blocks ran pre-decoded (%llu blocks, %llu "
-        "instructions in baseline code); %llu of the pages invalidated held compiled code\n",
+        "instructions in baseline code; %llu runs entered from the block before, through threaded handlers); "
+        "%llu of the pages invalidated held compiled code\n",
         static_cast<unsigned long long>(s.blocks_predecoded),
         static_cast<unsigned long long>(s.insns_predecoded),
         static_cast<unsigned long long>(s.blocks_baseline), static_cast<unsigned long long>(s.insns_baseline),
+        static_cast<unsigned long long>(s.blocks_entered_threaded),
         static_cast<unsigned long long>(s.invalidated_translated));
     const auto& e = impl_->chain_ends;
     std::fprintf(
@@ -2987,6 +3001,13 @@ void JitEngine::add_core(Core& core) {
         (!im.blocks.empty() || !im.pending.empty()))
       im.drop_all();
   }
+  // The end entries of threaded lists enter a block where try_run's known-successor path would
+  // (VPLAT_JIT_THREADED_CHAIN=0: never, for comparisons).
+  static const bool chain_threaded = env_number("VPLAT_JIT_THREADED_CHAIN", 0, 1, 1) != 0;
+  core.chain_.block_gen = &im.block_gen;
+  core.chain_.runs_limit = !chain_threaded         ? 0
+                           : im.baseline_threshold ? std::min(im.hot_threshold, im.baseline_threshold)
+                                                   : im.hot_threshold;
   auto* base = reinterpret_cast<char*>(static_cast<g::State*>(&core));
   im.off.attention = static_cast<size_t>(reinterpret_cast<char*>(&core.attention_) - base);
   im.off.access_el = static_cast<size_t>(reinterpret_cast<char*>(&core.access_el_) - base);
@@ -3153,6 +3174,12 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
         baseline_exit = chain.exit;
       } else {
         k = c.run_predecoded(b->insns, b->len, budget_left - total, total, attention, fault, boundary);
+        if (c.chain_.block) {
+          // The end entries went on into the blocks that followed: the run loop goes on from the last.
+          b = static_cast<Block*>(const_cast<threaded::BlockHead*>(c.chain_.block));
+          im.stats.blocks_run += c.chain_.entered;
+          im.stats.blocks_entered_threaded += c.chain_.entered;
+        }
       }
       im.stats.insns_predecoded += k;
       r = (total + k) | (fault ? kFaulted : 0) | (boundary ? kAtBoundary : 0);
@@ -3190,7 +3217,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     // the lookup it skips would do nothing else: no first-tier request due, and no baseline code (made, not
     // to be made, or not due yet).
     Block* const prev = b;
-    Block* const next = prev->next;
+    Block* const next = static_cast<Block*>(prev->next);
     const bool known =
         !prev->fn && next && prev->next_va == c.PC && prev->next_gen == im.block_gen &&
         (next->fn || (next->runs + 1 < im.hot_threshold &&

@@ -43,6 +43,7 @@ struct JitStats {
   uint64_t insns_predecoded = 0;  // instructions they ran
   uint64_t blocks_baseline = 0;   // of blocks_predecoded: given baseline code (cpu-dbt/baseline.h)
   uint64_t insns_baseline = 0;    // of insns_predecoded: run in it
+  uint64_t blocks_entered_threaded = 0; // of blocks_run: entered by the end entry of the block before
   uint64_t invalidated_translated =
       0; // invalidated pages that held compiled code (the rest: pre-decoded only)
   uint64_t blocks_tier2 = 0; // of blocks_compiled: second-tier translations installed

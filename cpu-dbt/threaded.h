@@ -11,10 +11,17 @@
 // hundred times costs no more than its list.
 //
 // A handler behaves as one turn of Core::run_predecoded_loop, as far as anything can tell: cur_insn,
-// block_done_ and NPC are set before the function runs; a fault, a changed PC or changed attention flags end
-// the run, as does the end of the list (`end`). Loads and stores off SP test its alignment first; the other
-// instructions with kAroundFlags (LDTR/STTR, load-exclusive) take the shared handler kFlagged, which does the
-// Core's work around them.
+// block_done_ and NPC are set before the function runs; a fault or changed attention flags end the run, as
+// does the budget (`end`). Loads and stores off SP test its alignment first; the other instructions with
+// kAroundFlags (LDTR/STTR, load-exclusive) take the shared handler kFlagged, which does the Core's work
+// around them.
+//
+// A list ends in one more entry, whose handler (kEnd) is reached after the block's last instruction and after
+// any taken branch. It goes on into the list of the block that followed this one last, where the JIT engine's
+// run loop would have gone without a lookup (JitEngine::try_run: same successor, same block generation,
+// mapped by the fetch TLB as when it was made, below its thresholds, no FP trap in its way), and otherwise
+// returns. In a boot, ~18 M runs of pre-decoded blocks (~4.6 instructions each) each cost a return to the
+// run loop and its checks otherwise.
 #pragma once
 
 #include "aarch64_isa.h"
@@ -27,6 +34,7 @@ namespace vplat::cpu::threaded {
 namespace a64 = vplat::gen::aarch64;
 
 struct Insn;
+struct BlockHead;
 // `n`: Core::block_done_ for this instruction (the caller's count before the block plus its index). Returns
 // the count after the last instruction that completed, or the faulting instruction's count with kFaulted set.
 // Handlers have LLVM's GHC calling convention (stencils.py threaded-ghc), which C++ cannot name: C++ code
@@ -37,15 +45,49 @@ constexpr uint64_t kFaulted = 1ull << 63;
 // One instruction of a pre-decoded block: its interpreter function, what the run loop's decode cache would
 // hold for it, and the handler that runs it and goes on (Core::predecode).
 struct Insn {
-  a64::ExecFn exec;
+  union {
+    a64::ExecFn exec;
+    const BlockHead* block; // the end entry: the block the list is of
+  };
   uint32_t insn;
-  uint32_t info; // as Core::DecodedInsn::info, less the flags whose work cannot apply to the word (predecode)
+  // As Core::DecodedInsn::info, less the flags whose work cannot apply to the word (predecode); in a JIT
+  // block's list bits 31:24 count the entries from here to the end entry (Insn::kToEndShift).
+  uint32_t info;
   Handler handler;
+  static constexpr unsigned kToEndShift = 24;
 };
 
-// Offsets of the Core's run-loop state from its a64::State base (set once, by the first Core).
+// What the end entry reads of its own block and of the next one: the part of the JIT engine's pre-decoded
+// Block the run loop's known-successor path reads (a Block is one).
+struct BlockHead {
+  // Its list, while the block runs through its handlers only (no baseline code, no translation).
+  const Insn* list = nullptr;
+  uint64_t va = 0, pa_page = 0; // where it starts, and the physical page it was read from
+  uint32_t el = 0;
+  bool fp = false;   // holds FP/SIMD instructions (they trap when CPACR_EL1.FPEN says so)
+  uint32_t runs = 0; // since it was made or last asked to be compiled
+  // The block that followed it last, while `next_gen` is the engine's block generation.
+  BlockHead* next = nullptr;
+  uint64_t next_va = 0, next_gen = 0;
+};
+
+// Per core: what the end entry needs of the JIT engine, and what it tells the run loop.
+struct ChainState {
+  const uint64_t* block_gen = nullptr; // the engine's block generation (BlockHead::next_gen)
+  uint32_t runs_limit = 0;             // a block is entered while its runs + 1 stay below this
+  uint32_t entered = 0;                // blocks entered from the one before in this run
+  const BlockHead* block = nullptr;    // the last block entered (nullptr: none; the run's own block)
+  const Insn* list = nullptr;          // its list, which outlives the block (released at a safe point)
+  uint64_t base = 0;                   // `n` at its first instruction
+};
+
+// Offsets of the Core's run-loop state from its a64::State base (set once, by the first Core), and the shape
+// of the fetch TLB (Core::itlb_: per EL, tlb_entries entries of tlb_entry_bytes; the fetch tag and the
+// physical page at those offsets in an entry).
 struct Layout {
   int32_t cur_insn = 0, block_done = 0, attention = 0, sp_check = 0;
+  int32_t chain = 0, el = 0, fp_trap = 0, itlb = 0;
+  uint32_t tlb_entries = 0, tlb_entry_bytes = 0, tlb_fetch = 0, tlb_pa = 0;
 };
 extern "C" Layout vplat_threaded_layout;
 
@@ -66,6 +108,7 @@ constexpr uint64_t kGoOn = ~0ull;
 // The SP alignment fault of an instruction with kFlagSpBase (Core): returns n | kFaulted.
 extern "C" uint64_t vplat_threaded_sp_fault(a64::State* s, const Insn* d, uint64_t n);
 extern const Handler kFlagged; // nullptr without handlers
+extern const Handler kEnd;     // the end entry's (stencils/threaded_entry.cpp); nullptr without handlers
 
 // The generated table (stencils.py threaded-table) handler_for looks in.
 struct Entry {

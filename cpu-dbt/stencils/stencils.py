@@ -367,8 +367,10 @@ inline bool attention_changed(State* s, uint32_t attention) {
 
 // A handler: the work run_predecoded did before an instruction, the function, its fault test, then its own
 // tests and the jump to the next handler. An instruction that cannot branch leaves the next PC alone, so its
-// handler sets PC without reading it back; a branch ends the run when taken. Either ends it after a fault, at the
-// list's end and when the attention flags changed (a helper may have raised an interrupt line).
+// handler sets PC without reading it back; a taken branch goes to the end entry. Either ends the run after a
+// fault, at the budget's end (`end`) and when the attention flags changed (a helper may have raised an interrupt
+// line).
+extern "C" uint64_t vplat_th_end(State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention);
 #define VPLAT_THREADED_HANDLER(name)                                                                 \\
   extern "C" uint64_t vplat_th_##name(State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention)
 #define VPLAT_THREADED_RUN(fn)                                                                       \\
@@ -387,12 +389,18 @@ inline bool attention_changed(State* s, uint32_t attention) {
     if (__builtin_expect(n + 1 == end || attention_changed(s, attention), 0)) return n + 1;          \\
     VPLAT_THREADED_NEXT;                                                                             \\
   }
+// A taken branch goes to the block's end entry, Insn::info's bits 31:24 entries on (none: the run ends).
 #define VPLAT_THREADED_BRANCH(fn)                                                                    \\
   VPLAT_THREADED_HANDLER(fn) {                                                                       \\
     VPLAT_THREADED_RUN(fn)                                                                           \\
     const uint64_t npc = s->NPC;                                                                     \\
     s->PC = npc;                                                                                     \\
-    if (npc != pc + 4 || n + 1 == end || attention_changed(s, attention)) return n + 1;              \\
+    if (n + 1 == end || attention_changed(s, attention)) return n + 1;                              \\
+    if (npc != pc + 4) {                                                                             \\
+      const uint32_t to_end = d->info >> 24;                                                         \\
+      if (!to_end) return n + 1;                                                                     \\
+      [[clang::musttail]] return vplat_th_end(s, d + to_end, n + 1, end, attention);                 \\
+    }                                                                                                \\
     VPLAT_THREADED_NEXT;                                                                             \\
   }
 // A load or store whose base is SP (Rn = 31: Core::predecode keeps kFlagSpBase only then) checks SP's alignment
@@ -468,7 +476,7 @@ def cmd_threaded_table(out, srcs):
     w += [f"void {n}(State& s, uint64_t insn);" for n in names]
     w += ["} // namespace vplat::gen::aarch64", "", "namespace vplat::cpu::threaded {", "extern \"C\" {"]
     handlers = (names + [f"n31_{lsbs:x}_{name}" for name, lsbs, _ in fns if lsbs] +
-                [f"sp_{name}" for name, _, sp in fns if sp] + ["flagged"])
+                [f"sp_{name}" for name, _, sp in fns if sp] + ["flagged", "end"])
     w += [f"uint64_t vplat_th_{n}(a64::State*, const Insn*, uint64_t, uint64_t, uint32_t);" for n in handlers]
     w += ["}", ""]
     w.append("extern const Entry kEntries[] = {" if names else
@@ -480,9 +488,10 @@ def cmd_threaded_table(out, srcs):
     w += [f"extern const size_t kNumEntries = {len(names)};"]
     if names:
         w.append("extern const Handler kFlagged = &vplat_th_flagged;")
+        w.append("extern const Handler kEnd = &vplat_th_end;")
     else:
         # Without handlers no list has any (Core::predecode), so run_predecoded never enters one.
-        w += ["extern const Handler kFlagged = nullptr;",
+        w += ["extern const Handler kFlagged = nullptr;", "extern const Handler kEnd = nullptr;",
               "extern \"C\" uint64_t vplat_threaded_enter(a64::State*, const Insn*, uint64_t, uint64_t, uint32_t) {",
               "  __builtin_trap();", "}"]
     w += ["", "} // namespace vplat::cpu::threaded"]

@@ -18,4 +18,39 @@ extern "C" uint64_t vplat_th_flagged(a64::State* s, const Insn* d, uint64_t n, u
   [[clang::musttail]] return d[1].handler(s, d + 1, n + 1, end, attention);
 }
 
+namespace {
+template <typename T> T& at(a64::State* s, int32_t off) {
+  return *reinterpret_cast<T*>(reinterpret_cast<char*>(s) + off);
+}
+} // namespace
+
+// The end entry (threaded.h). The tests are the run loop's known-successor path's, in its order; `n < end`
+// here, as an instruction that used up the budget returned.
+extern "C" uint64_t vplat_th_end(a64::State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention) {
+  const Layout& l = vplat_threaded_layout;
+  const BlockHead* b = d->block;
+  BlockHead* next = b->next;
+  ChainState& cs = at<ChainState>(s, l.chain);
+  const uint64_t pc = s->PC;
+  if (!next || b->next_va != pc || b->next_gen != *cs.block_gen || !next->list) return n;
+  const uint32_t runs = next->runs + 1;
+  if (runs >= cs.runs_limit || (next->fp && at<bool>(s, l.fp_trap))) return n;
+  if ((pc ^ b->va) >> 12) {
+    // Another page: entered only where the fetch TLB maps it as when the block was read.
+    if (next->el != at<uint32_t>(s, l.el)) return n;
+    const char* e =
+        reinterpret_cast<const char*>(s) + l.itlb +
+        (uint64_t{next->el} * l.tlb_entries + ((pc >> 12) & (l.tlb_entries - 1))) * l.tlb_entry_bytes;
+    if (*reinterpret_cast<const uint64_t*>(e + l.tlb_fetch) != (pc & ~uint64_t{0xfff}) ||
+        *reinterpret_cast<const uint64_t*>(e + l.tlb_pa) != next->pa_page)
+      return n;
+  }
+  next->runs = runs;
+  cs.block = next;
+  cs.list = next->list;
+  cs.base = n;
+  ++cs.entered;
+  [[clang::musttail]] return next->list->handler(s, next->list, n, end, attention);
+}
+
 } // namespace vplat::cpu::threaded
