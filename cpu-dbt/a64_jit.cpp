@@ -2602,7 +2602,7 @@ struct JitEngine::Impl {
   void make_baseline(Core& c, Block& b) {
     if (!baseline_compiler || c.insn_counts || !b.pre || b.pre->baseline_tried) return;
     b.pre->baseline_tried = true;
-    b.pre->code = baseline_compiler->make(b.insns, b.len, b.key.va);
+    b.pre->code = baseline_compiler->make(b.insns, b.len, b.key.va, b.key.el);
     b.baseline = b.pre->code;
     if (b.baseline) {
       b.list = nullptr; // end entries go to it no more (try_run runs its code)
@@ -3036,9 +3036,9 @@ void JitEngine::add_core(Core& core) {
     auto at = [base](const void* member) {
       return static_cast<int32_t>(static_cast<const char*>(member) - base);
     };
-    im.baseline_compiler = std::make_unique<baseline::Compiler>(
-        baseline::Layout{at(&core.cur_insn), at(&core.block_done_), at(&core.attention_), at(&core.sp_check_),
-                         im.hot_threshold, &Core::before_flagged, &Core::after_exclusive_load});
+    im.baseline_compiler = std::make_unique<baseline::Compiler>(baseline::Layout{
+        at(&core.cur_insn), at(&core.block_done_), at(&core.attention_), at(&core.sp_check_),
+        im.hot_threshold, at(&core.itlb_), &Core::before_flagged, &Core::after_exclusive_load});
     if (im.perf_map) {
       size_t k = 0;
       for (auto [at_, size] : im.baseline_compiler->support())
@@ -3244,10 +3244,11 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     if (b->fn) {
       if (exits) im.link(exits, *b);
       im.remember_jump(*b);
-    } else if (baseline_exit && b->baseline && !b->fp && b->key.el == prev->key.el &&
-               (b->key.va & ~0xfffull) == (prev->key.va & ~0xfffull)) {
-      // A baseline block goes on to another on its page: its exit jumps there itself from now on.
-      baseline::Compiler::link(baseline_exit, b->key.va, b->baseline, b, b->insns, b->len, &b->runs);
+    } else if (baseline_exit && b->baseline && !b->fp && b->key.el == prev->key.el) {
+      // A baseline block goes on to another: its exit jumps there itself from now on (while the fetch TLB
+      // maps it there).
+      baseline::Compiler::link(baseline_exit, b->key.va, b->key.pa & ~0xfffull, b->baseline, b, b->insns,
+                               b->len, &b->runs);
     }
   }
   c.in_block_ = false;

@@ -26,8 +26,8 @@ constexpr size_t class_bytes(unsigned c) {
 // In front of a block's code: its size class (byte 0) and the number of times that memory's code was retired
 // (bytes 8-15; the memory is never unmapped while the compiler lives, so a stale link may read it).
 constexpr size_t kHeader = 16;
-// A linkable exit's slot: va, gen, code, block, insns, len, runs (8 bytes each; Compiler::link).
-constexpr size_t kSlotBytes = 56;
+// A linkable exit's slot: va, gen, code, block, insns, len, runs, pa_page (8 bytes each; Compiler::link).
+constexpr size_t kSlotBytes = 64;
 // Where a linked block is entered: after its entry (which saves registers and makes the frame) and epilogue.
 constexpr size_t kLinkedEntry = 25 + 15;
 
@@ -283,10 +283,12 @@ bool Compiler::relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t w
 // A block's code: an entry that saves the C convention's callee-saved registers and moves the arguments to
 // where the stencils' GHC convention has them (r13 the state, ebp the attention flags, r12 `done`), then per
 // instruction [glue before] stencil [glue after], then the exits, which return through one epilogue.
-Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
+Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, unsigned el) {
   if (!ok_ || n == 0) return nullptr;
   const auto pc_off = static_cast<uint32_t>(offsetof(a64::State, PC));
   const auto sp_off = static_cast<uint32_t>(offsetof(a64::State, X) + 31 * 8);
+  static_assert(sizeof(Core::TlbEntry) == 32 && (Core::kTlbSize & (Core::kTlbSize - 1)) == 0);
+  const auto itlb_el = static_cast<uint32_t>(layout_.itlb + el * Core::kTlbSize * sizeof(Core::TlbEntry));
   struct Piece {
     const st::Stencil* stencil;
     bool sp_check, exclusive;
@@ -295,8 +297,8 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
   std::vector<Piece> pieces(n);
   // Sizes: entry 25, epilogue 15; glue before: PC 17, word and block_done_ 26, SP test 24; after: attention
   // test 13, load-exclusive 23; stubs: fault 15, exit 10 (+22 storing PC; a branch's exit
-  // is a linkable one), SP fault 48; a linkable exit at most 197 and its slot 56 (+8 alignment).
-  constexpr size_t kLinkable = 197 + kSlotBytes + 8;
+  // is a linkable one), SP fault 48; a linkable exit at most 255 and its slot 64 (+8 alignment).
+  constexpr size_t kLinkable = 255 + kSlotBytes + 8;
   size_t size = 25 + 15;
   for (uint32_t i = 0; i < n; ++i) {
     const Core::PredecodedInsn& d = insns[i];
@@ -379,6 +381,21 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
     slot_field(0);
     w.b({0x49, 0x3b, 0x85}); // cmp rax, [r13 + PC]
     w.u32(pc_off);
+    jcc_ret(0x85);
+    // The fetch TLB entry of the PC at this EL: its fetch tag and physical page those of the slot's target.
+    w.b({0x48, 0x89, 0xc1});       // mov rcx, rax
+    w.b({0x48, 0xc1, 0xe9, 0x0c}); // shr rcx, 12
+    w.b({0x81, 0xe1});             // and ecx, kTlbSize - 1
+    w.u32(Core::kTlbSize - 1);
+    w.b({0x48, 0xc1, 0xe1, 0x05});             // shl rcx, 5
+    w.b({0x48, 0x25, 0x00, 0xf0, 0xff, 0xff}); // and rax, ~0xfff
+    w.b({0x49, 0x3b, 0x84, 0x0d});             // cmp rax, [r13 + rcx + fetch tag]
+    w.u32(itlb_el + static_cast<uint32_t>(offsetof(Core::TlbEntry, fetch)));
+    jcc_ret(0x85);
+    w.b({0x49, 0x8b, 0x84, 0x0d}); // mov rax, [r13 + rcx + physical page]
+    w.u32(itlb_el + static_cast<uint32_t>(offsetof(Core::TlbEntry, pa)));
+    w.b({0x48, 0x3b, 0x05}); // cmp rax, [slot.pa_page]
+    slot_field(56);
     jcc_ret(0x85);
     w.b({0x48, 0x8b, 0x05}); // mov rax, [slot.code]
     slot_field(16);
@@ -523,6 +540,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va) {
     o.u64(~0ull);
     o.u64(reinterpret_cast<uint64_t>(code) + kLinkedEntry);
     for (int f = 3; f < 7; ++f) o.u64(0);
+    o.u64(~0ull);
   }
   for (auto [field, at] : slot_refs) {
     const auto index = reinterpret_cast<uintptr_t>(at) / kSlotBytes,
@@ -547,17 +565,18 @@ void Compiler::retire(Fn fn) {
   ++*reinterpret_cast<uint64_t*>(reinterpret_cast<uint8_t*>(fn) - 8);
 }
 
-void Compiler::link(void* exit, uint64_t va, Fn to, void* block, const void* insns, uint32_t len,
-                    uint32_t* runs) {
+void Compiler::link(void* exit, uint64_t va, uint64_t pa_page, Fn to, void* block, const void* insns,
+                    uint32_t len, uint32_t* runs) {
   uint64_t gen;
   std::memcpy(&gen, reinterpret_cast<uint8_t*>(to) - 8, 8);
-  const uint64_t fields[7] = {va,
+  const uint64_t fields[8] = {va,
                               gen,
                               reinterpret_cast<uint64_t>(to) + kLinkedEntry,
                               reinterpret_cast<uint64_t>(block),
                               reinterpret_cast<uint64_t>(insns),
                               len,
-                              reinterpret_cast<uint64_t>(runs)};
+                              reinterpret_cast<uint64_t>(runs),
+                              pa_page};
   std::memcpy(exit, fields, sizeof fields);
 }
 

@@ -31,8 +31,10 @@ namespace vplat::cpu::baseline {
 // calls around the instructions that need more than their interpreter function.
 struct Layout {
   int32_t cur_insn = 0, block_done = 0, attention = 0, sp_check = 0;
-  // Links between blocks (Compiler::link) are followed while the next block's runs stay below this.
+  // Links between blocks (Compiler::link) are followed while the next block's runs stay below this, and
+  // where the fetch TLB (Core::itlb_, at this offset) maps the next block's page as when it was read.
   uint32_t hot_runs = 0;
+  int32_t itlb = 0;
   bool (*before)(a64::State& s, uint32_t insn, uint32_t info) = nullptr; // false: it raised an exception
   void (*exclusive_loaded)(a64::State& s) = nullptr;
 };
@@ -63,15 +65,15 @@ public:
   ~Compiler();
   // nullptr when an instruction has no stencil (or needs what stencils do not do: LDTR/STTR at EL0
   // permissions) or no memory could be had.
-  Fn make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va);
+  Fn make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, unsigned el);
   // When the block whose code `fn` is goes (before its memory does): links to it are followed no more.
   static void retire(Fn fn);
   void release(Fn fn); // later, at a safe point (no block runs its code): the memory is reused
-  // Makes `exit` (Chain::exit of a run) jump to `to`'s code while the PC is `va` and `to` is not retired:
-  // `to` starts on the same page as the exit's block (so the fetch TLB maps it alike), at the same EL;
-  // `block` and `runs` (the engine's) live as long as `to` is not retired.
-  static void link(void* exit, uint64_t va, Fn to, void* block, const void* insns, uint32_t len,
-                   uint32_t* runs);
+  // Makes `exit` (Chain::exit of a run) jump to `to`'s code while the PC is `va`, the fetch TLB maps it to
+  // the physical page `pa_page` and `to` is not retired: `to` was made for that page, at the exit's block's
+  // EL; `block` and `runs` (the engine's) live as long as `to` is not retired.
+  static void link(void* exit, uint64_t va, uint64_t pa_page, Fn to, void* block, const void* insns,
+                   uint32_t len, uint32_t* runs);
   size_t bytes_mapped() const { return mapped_; }
   size_t last_size() const { return last_size_; } // of the code make() returned last
   // The support code's places and sizes, for a perf map (index: the table's section).

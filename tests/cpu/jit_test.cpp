@@ -230,6 +230,12 @@ static void map_for_jit_remap(Machine& m) {
   w64(0x101008, 0x200000 | kBlock | kAF);
   w64(0x103000, 0x104000 | kTable); // VA 0x4000_0000: L3 at 0x104000, [0] written by the program
 }
+// jit_remap_direct.s's: the same, with its remapped page at VA 0x60_0000 (L2[3]), within a BL's reach.
+static void map_for_jit_remap_direct(Machine& m) {
+  map_for_jit_remap(m);
+  const uint64_t l2_3 = 0x104000 | 3; // a table descriptor: L3 at 0x104000
+  std::memcpy(&m.mem.ram[0x101018], &l2_3, 8);
+}
 
 // Translated code keyed by virtual and physical address: when a VA page is remapped, branches into it reach
 // the code now mapped there, also indirect ones to the jumping block's own page (whose targets a block finds
@@ -653,14 +659,14 @@ TEST(Jit, OnlyBlocksThatBranchToTheirStartLoopAtTheSecondTier) {
 // (VPLAT_JIT_BASELINE=0) and as baseline code from their first run (VPLAT_JIT_BASELINE=1, with LLVM's tiers
 // off). The programs cover self-modifying code (jit_smc: a store drops the block that made it; jit_smc_loop:
 // one that a block before it names as its successor), interrupts raised by a store (jit_irq), code remapped
-// under the same virtual address (jit_remap), IC invalidation (jit_ic), and SP alignment faults and LDTR/STTR
-// with EL0's permissions (jit_flagged).
+// under the same virtual address (jit_remap, and jit_remap_direct: by a direct branch), IC invalidation
+// (jit_ic), and SP alignment faults and LDTR/STTR with EL0's permissions (jit_flagged).
 TEST(Jit, PreDecodedBlocksTakeTheSameStepsAsTheInterpreter) {
   uint64_t entered_threaded = 0; // runs entered by the end entry of the block before (threaded.h)
   for (const bool baseline : {false, true}) {
     if (baseline && !baseline::available()) continue;
     for (const char* program : {"jit_loops", "jit_direct", "jit_chain", "jit_smc", "jit_smc_loop", "jit_irq",
-                                "jit_remap", "jit_ic", "jit_flagged"}) {
+                                "jit_remap", "jit_remap_direct", "jit_ic", "jit_flagged"}) {
       SCOPED_TRACE(std::string(program) + (baseline ? " in baseline code" : " through run_predecoded"));
       Machine want(Engine::Interp);
       setenv("VPLAT_JIT_PREDECODE", "1", 1);
@@ -675,6 +681,10 @@ TEST(Jit, PreDecodedBlocksTakeTheSameStepsAsTheInterpreter) {
       if (std::string(program) == "jit_remap") {
         map_for_jit_remap(want);
         map_for_jit_remap(got);
+      }
+      if (std::string(program) == "jit_remap_direct") {
+        map_for_jit_remap_direct(want);
+        map_for_jit_remap_direct(got);
       }
       want.start(program);
       got.start(program);
@@ -692,8 +702,12 @@ TEST(Jit, PreDecodedBlocksTakeTheSameStepsAsTheInterpreter) {
       }
       EXPECT_EQ(want.core.PC, got.core.PC);
       EXPECT_TRUE(want.mem.ram == got.mem.ram);
+      // By hand: the programs' comments.
       if (std::string(program) == "jit_smc_loop") {
-        EXPECT_EQ(got.core.X[3], 2016u); // by hand: the program's comment
+        EXPECT_EQ(got.core.X[3], 2016u);
+      }
+      if (std::string(program) == "jit_remap_direct") {
+        EXPECT_EQ(got.core.X[3], 122880u);
       }
       const JitStats& s = got.core.jit()->stats();
       EXPECT_GT(s.insns_predecoded, s.insns_in_blocks / 2); // nearly all of them: only pre-decoded blocks ran

@@ -1,0 +1,53 @@
+// A direct call into a page that is remapped between its calls (tests/cpu/jit_test.cpp): the VA page
+// 0x60_0000 maps in turn to `page_a` (returns 10) and `page_b` (returns 20). Each iteration remaps it (its
+// level-3 entry, then a TLBI: of everything in iterations 2 and 3 of every 4, of the page by VA in 0 and 1),
+// calls it through BLR first, which fills the fetch TLB with the new mapping, then through BL, whose block
+// last went on to the code of the other mapping.
+// Result: x3 = sum over i < 4096 of 2 * (i odd ? 20 : 10) = 2 * 2048 * 30 = 122880.
+  .include "common.inc"
+  .set remapped, _start + (0x600000 - 0x10000) // the program is loaded at 0x10000
+main:
+  setup
+  enable_mmu
+  movz x1, #0x60, lsl #16       // the remapped VA page
+  ldr x4, =0x104000             // its level-3 entry
+  mov x9, #0x403                // page descriptor with the access flag
+  adr x5, page_a
+  orr x5, x5, x9
+  adr x6, page_b
+  orr x6, x6, x9
+  mov x2, #0                    // i
+  mov x3, #0
+1:
+  tst x2, #1
+  csel x7, x6, x5, ne
+  str x7, [x4]
+  dsb ishst
+  tst x2, #2
+  b.ne 2f
+  lsr x12, x1, #12
+  tlbi vale1is, x12
+  b 3f
+2:
+  tlbi vmalle1
+3:
+  dsb ish
+  isb
+  blr x1
+  mov x9, x0
+  bl remapped
+  add x3, x3, x0
+  add x3, x3, x9
+  add x2, x2, #1
+  cmp x2, #4096
+  b.ne 1b
+  done
+
+  .balign 4096
+page_a:
+  mov x0, #10
+  ret
+  .balign 4096
+page_b:
+  mov x0, #20
+  ret
