@@ -3247,8 +3247,10 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     } else if (baseline_exit && b->baseline && !b->fp && b->key.el == prev->key.el) {
       // A baseline block goes on to another: its exit jumps there itself from now on (while the fetch TLB
       // maps it there).
-      baseline::Compiler::link(baseline_exit, b->key.va, b->key.pa & ~0xfffull, b->baseline, b, b->insns,
-                               b->len, &b->runs);
+      const bool same_page = (b->key.va & ~0xfffull) == (prev->key.va & ~0xfffull);
+      baseline::Compiler::link(baseline_exit, b->key.va,
+                               same_page ? baseline::Compiler::kSamePage : b->key.pa & ~0xfffull, b->baseline,
+                               b, b->insns, b->len, &b->runs);
     }
   }
   c.in_block_ = false;

@@ -297,8 +297,8 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
   std::vector<Piece> pieces(n);
   // Sizes: entry 25, epilogue 15; glue before: PC 17, word and block_done_ 26, SP test 24; after: attention
   // test 13, load-exclusive 23; stubs: fault 15, exit 10 (+22 storing PC; a branch's exit
-  // is a linkable one), SP fault 48; a linkable exit at most 255 and its slot 64 (+8 alignment).
-  constexpr size_t kLinkable = 255 + kSlotBytes + 8;
+  // is a linkable one), SP fault 48; a linkable exit at most 265 and its slot 64 (+8 alignment).
+  constexpr size_t kLinkable = 265 + kSlotBytes + 8;
   size_t size = 25 + 15;
   for (uint32_t i = 0; i < n; ++i) {
     const Core::PredecodedInsn& d = insns[i];
@@ -382,7 +382,13 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     w.b({0x49, 0x3b, 0x85}); // cmp rax, [r13 + PC]
     w.u32(pc_off);
     jcc_ret(0x85);
-    // The fetch TLB entry of the PC at this EL: its fetch tag and physical page those of the slot's target.
+    // Where the target is on another page (the slot's physical page is not kSamePage): the fetch TLB entry
+    // of the PC at this EL must have its fetch tag and the target's physical page.
+    w.b({0x48, 0x8b, 0x15}); // mov rdx, [slot.pa_page]
+    slot_field(56);
+    w.b({0x48, 0x83, 0xfa, 0xff}); // cmp rdx, -1
+    w.b({0x74, 0x00});             // je over the test
+    uint8_t* const tlb_test = w.p;
     w.b({0x48, 0x89, 0xc1});       // mov rcx, rax
     w.b({0x48, 0xc1, 0xe9, 0x0c}); // shr rcx, 12
     w.b({0x81, 0xe1});             // and ecx, kTlbSize - 1
@@ -394,9 +400,9 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     jcc_ret(0x85);
     w.b({0x49, 0x8b, 0x84, 0x0d}); // mov rax, [r13 + rcx + physical page]
     w.u32(itlb_el + static_cast<uint32_t>(offsetof(Core::TlbEntry, pa)));
-    w.b({0x48, 0x3b, 0x05}); // cmp rax, [slot.pa_page]
-    slot_field(56);
+    w.b({0x48, 0x39, 0xd0}); // cmp rax, rdx
     jcc_ret(0x85);
+    tlb_test[-1] = static_cast<uint8_t>(w.p - tlb_test);
     w.b({0x48, 0x8b, 0x05}); // mov rax, [slot.code]
     slot_field(16);
     w.b({0x48, 0x8b, 0x40, static_cast<uint8_t>(-static_cast<int>(kLinkedEntry + 8))}); // its retirements
@@ -567,6 +573,7 @@ void Compiler::retire(Fn fn) {
 
 void Compiler::link(void* exit, uint64_t va, uint64_t pa_page, Fn to, void* block, const void* insns,
                     uint32_t len, uint32_t* runs) {
+  static_assert(kSamePage == ~0ull);
   uint64_t gen;
   std::memcpy(&gen, reinterpret_cast<uint8_t*>(to) - 8, 8);
   const uint64_t fields[8] = {va,

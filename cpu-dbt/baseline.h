@@ -71,7 +71,9 @@ public:
   void release(Fn fn); // later, at a safe point (no block runs its code): the memory is reused
   // Makes `exit` (Chain::exit of a run) jump to `to`'s code while the PC is `va`, the fetch TLB maps it to
   // the physical page `pa_page` and `to` is not retired: `to` was made for that page, at the exit's block's
-  // EL; `block` and `runs` (the engine's) live as long as `to` is not retired.
+  // EL; `block` and `runs` (the engine's) live as long as `to` is not retired. `pa_page` kSamePage: `to`
+  // starts on the exit's block's page (the run entered that block where the fetch TLB maps it alike).
+  static constexpr uint64_t kSamePage = ~0ull;
   static void link(void* exit, uint64_t va, uint64_t pa_page, Fn to, void* block, const void* insns,
                    uint32_t len, uint32_t* runs);
   size_t bytes_mapped() const { return mapped_; }

@@ -28,9 +28,10 @@ template <typename T> T& at(a64::State* s, int32_t off) {
 // here, as an instruction that used up the budget returned.
 extern "C" uint64_t vplat_th_end(a64::State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention) {
   const Layout& l = vplat_threaded_layout;
+  ChainState& cs = at<ChainState>(s, l.chain);
+  if (!cs.runs_limit) return n; // (off)
   const BlockHead* b = d->block;
   BlockHead* next = b->next;
-  ChainState& cs = at<ChainState>(s, l.chain);
   const uint64_t pc = s->PC;
   if (!next || b->next_va != pc || b->next_gen != *cs.block_gen || !next->list) return n;
   const uint32_t runs = next->runs + 1;
