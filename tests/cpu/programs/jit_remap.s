@@ -9,31 +9,9 @@
   .include "common.inc"
 main:
   setup
-  enable_mmu
-  movz x1, #0x4000, lsl #16     // the remapped VA page
-  ldr x4, =0x104000             // its level-3 entry
-  mov x9, #0x403                // page descriptor with the access flag
-  adr x5, page_a
-  orr x5, x5, x9
-  adr x6, page_b
-  orr x6, x6, x9
-  mov x2, #0                    // i
-  mov x3, #0
+  remap_setup 0x4000
 1:
-  tst x2, #1
-  csel x7, x6, x5, ne
-  str x7, [x4]
-  dsb ishst
-  tst x2, #2
-  b.ne 2f
-  lsr x12, x1, #12
-  tlbi vale1is, x12
-  b 3f
-2:
-  tlbi vmalle1
-3:
-  dsb ish
-  isb
+  remap_for_iteration
   lsr x8, x2, #1
   and x8, x8, #3
   lsl x8, x8, #6                // which function: (i / 2) % 4, 64 bytes apart

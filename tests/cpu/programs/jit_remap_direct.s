@@ -8,31 +8,9 @@
   .set remapped, _start + (0x600000 - 0x10000) // the program is loaded at 0x10000
 main:
   setup
-  enable_mmu
-  movz x1, #0x60, lsl #16       // the remapped VA page
-  ldr x4, =0x104000             // its level-3 entry
-  mov x9, #0x403                // page descriptor with the access flag
-  adr x5, page_a
-  orr x5, x5, x9
-  adr x6, page_b
-  orr x6, x6, x9
-  mov x2, #0                    // i
-  mov x3, #0
+  remap_setup 0x60
 1:
-  tst x2, #1
-  csel x7, x6, x5, ne
-  str x7, [x4]
-  dsb ishst
-  tst x2, #2
-  b.ne 2f
-  lsr x12, x1, #12
-  tlbi vale1is, x12
-  b 3f
-2:
-  tlbi vmalle1
-3:
-  dsb ish
-  isb
+  remap_for_iteration
   blr x1
   mov x9, x0
   bl remapped
