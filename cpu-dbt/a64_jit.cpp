@@ -3005,8 +3005,9 @@ void JitEngine::add_core(Core& core) {
   // (VPLAT_JIT_THREADED_CHAIN=0: never, for comparisons).
   static const bool chain_threaded = env_number("VPLAT_JIT_THREADED_CHAIN", 0, 1, 1) != 0;
   core.chain_.block_gen = &im.block_gen;
+  // (baseline_threshold is at most hot_threshold; 0: no baseline code)
   core.chain_.runs_limit = !chain_threaded         ? 0
-                           : im.baseline_threshold ? std::min(im.hot_threshold, im.baseline_threshold)
+                           : im.baseline_threshold ? im.baseline_threshold
                                                    : im.hot_threshold;
   auto* base = reinterpret_cast<char*>(static_cast<g::State*>(&core));
   im.off.attention = static_cast<size_t>(reinterpret_cast<char*>(&core.attention_) - base);
