@@ -354,6 +354,7 @@ constexpr unsigned kExitSlots = 2; // per block: a conditional branch's two ways
 // know of it besides the target: the page (virtual and physical) and EL of the block it leaves, whether the
 // target may be anything (an indirect branch: the jump cache after the slots) and whether the point after
 // it is a block boundary (Core::RunEnd).
+struct Block;
 struct BlockExit {
   ExitSlot slots[kExitSlots];
   uint64_t page_va = 0, page_pa = 0;
@@ -369,6 +370,10 @@ struct BlockExit {
   BlockFn direct = nullptr;
   // In a first-tier block's first exit: the block's runs since the run loop last looked (Impl::promote_hot).
   uint64_t runs = 0;
+  // The block without a translation the run loop went on to from here last (Block::next, for exits that
+  // cannot link to it: try_run), while `next_gen` is Impl::block_gen.
+  Block* next = nullptr;
+  uint64_t next_gen = 0;
 };
 constexpr uint32_t kNoSlot = ~0u; // a block without a run counter (--cpu-stats off)
 
@@ -2077,6 +2082,12 @@ struct JitEngine::Impl {
     uint64_t fault = 0, declined = 0, budget = 0, attention = 0, unlinked = 0, unlinked_indirect = 0,
              no_block = 0;
   } chain_ends;
+  static JitStats::Tier tier_of(const Block* b) {
+    return !b            ? JitStats::kNoBlock
+           : b->fn       ? JitStats::kTranslated
+           : b->baseline ? JitStats::kBaseline
+                         : JitStats::kThreaded;
+  }
   std::atomic<uint64_t> name_counter{0};
   std::atomic<uint64_t> stats_fallback{0};
   // VPLAT_JIT_TIER2=N: N chain starts make a block hot for the second tier (0: no second tier).
@@ -2642,7 +2653,7 @@ struct JitEngine::Impl {
       blk->insns = blk->pre->insns.get();
       blk->va = key.va;
       blk->pa_page = key.pa & ~0xfffull;
-      blk->el = key.el;
+      blk->el = static_cast<uint16_t>(key.el);
       if (blk->insns[0].handler) blk->list = blk->insns;
       if (baseline_threshold == 1) make_baseline(c, *blk);
       ++stats.blocks_predecoded;
@@ -2968,6 +2979,19 @@ JitEngine::~JitEngine() {
         static_cast<unsigned long long>(e.no_block), static_cast<unsigned long long>(e.unlinked),
         static_cast<unsigned long long>(e.unlinked_indirect), static_cast<unsigned long long>(s.direct_links),
         static_cast<unsigned long long>(s.redirected));
+    {
+      // T: translated, B: baseline code, P: pre-decoded (threaded handlers), -: no block (the interpreter).
+      std::string line = "jit: run-loop steps between blocks (from>to: without a lookup/with one):";
+      static constexpr char kName[] = "-TBP";
+      for (unsigned from = JitStats::kTranslated; from < JitStats::kTiers; ++from)
+        for (unsigned to = 0; to < JitStats::kTiers; ++to) {
+          const uint64_t* n = s.steps[from][to];
+          if (n[0] + n[1])
+            line += " " + std::string{kName[from], '>', kName[to]} + " " + std::to_string(n[0]) + "/" +
+                    std::to_string(n[1]);
+        }
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
     std::fprintf(
         stderr,
         "jit: %llu modules; compile thread CPU time: IR %.2f s, passes %.2f s, code generation %.2f s "
@@ -3174,6 +3198,9 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
         b = static_cast<Block*>(chain.block);
         baseline_exit = chain.exit;
       } else {
+        // Its end entry reads the head and list of the block that followed it last (see vplat_th_end).
+        __builtin_prefetch(b->next);
+        __builtin_prefetch(b->next_list);
         k = c.run_predecoded(b->insns, b->len, budget_left - total, total, attention, fault, boundary);
         if (c.chain_.block) {
           // The end entries went on into the blocks that followed: the run loop goes on from the last.
@@ -3217,15 +3244,20 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
     // fetch TLB still maps where that block is (calls and returns: two thirds of a boot's successors), while
     // the lookup it skips would do nothing else: no first-tier request due, and no baseline code (made, not
     // to be made, or not due yet).
+    // From a translation, the exit it left through remembers the block it went on to instead (the exit
+    // names its target as it is taken; Core::last_exit_ may be an earlier exit of the chain).
     Block* const prev = b;
-    Block* const next = static_cast<Block*>(prev->next);
+    BlockExit* const from_exit = prev->fn && exits && exits->target == c.PC ? exits : nullptr;
+    Block* const next = from_exit ? from_exit->next : static_cast<Block*>(prev->next);
     const bool known =
-        !prev->fn && next && prev->next_va == c.PC && prev->next_gen == im.block_gen &&
+        next && (from_exit ? from_exit->next_gen : prev->next_gen) == im.block_gen &&
+        (from_exit ? next->key.va == c.PC : !prev->fn && prev->next_va == c.PC) &&
         (next->fn || (next->runs + 1 < im.hot_threshold &&
                       (next->baseline || !im.baseline_threshold || next->runs + 1 < im.baseline_threshold)));
     auto mapped_there = [&] {
-      if ((c.PC & ~0xfffull) == (prev->key.va & ~0xfffull)) return true;
-      return next->key.el == c.el_ && Impl::fetch_maps(c, next->key); // next->key.va == next_va == PC
+      const uint64_t page = from_exit ? from_exit->page_va : prev->key.va & ~0xfffull;
+      if ((c.PC & ~0xfffull) == page) return true;
+      return next->key.el == c.el_ && Impl::fetch_maps(c, next->key); // next->key.va == PC
     };
     if (known && mapped_there()) {
       b = next;
@@ -3236,8 +3268,13 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
         prev->next = b;
         prev->next_va = b->key.va;
         prev->next_gen = im.block_gen;
+        prev->next_list = b->list;
+      } else if (b && from_exit && !b->fn) {
+        from_exit->next = b;
+        from_exit->next_gen = im.block_gen;
       }
     }
+    ++im.stats.steps[Impl::tier_of(prev)][Impl::tier_of(b)][known && b == next ? 0 : 1];
     if (!b || !(b->fn || b->pre) || (b->fp && c.fp_trap_)) {
       ++im.chain_ends.no_block;
       break;

@@ -58,18 +58,22 @@ struct Insn {
 };
 
 // What the end entry reads of its own block and of the next one: the part of the JIT engine's pre-decoded
-// Block the run loop's known-successor path reads (a Block is one).
-struct BlockHead {
+// Block the run loop's known-successor path reads (a Block is one). One cache line: the end entry reads two
+// of them, and prefetches a third.
+struct alignas(64) BlockHead {
   // Its list, while the block runs through its handlers only (no baseline code, no translation).
   const Insn* list = nullptr;
   uint64_t va = 0, pa_page = 0; // where it starts, and the physical page it was read from
-  uint32_t el = 0;
-  bool fp = false;   // holds FP/SIMD instructions (they trap when CPACR_EL1.FPEN says so)
-  uint32_t runs = 0; // since it was made or last asked to be compiled
   // The block that followed it last, while `next_gen` is the engine's block generation.
   BlockHead* next = nullptr;
   uint64_t next_va = 0, next_gen = 0;
+  // `next`'s list when it was named (for a prefetch only: it may have gone since).
+  const Insn* next_list = nullptr;
+  uint32_t runs = 0; // since it was made or last asked to be compiled
+  uint16_t el = 0;
+  bool fp = false; // holds FP/SIMD instructions (they trap when CPACR_EL1.FPEN says so)
 };
+static_assert(sizeof(BlockHead) == 64);
 
 // Per core: what the end entry needs of the JIT engine, and what it tells the run loop.
 struct ChainState {

@@ -5,6 +5,7 @@
 #include "cpu-dbt/a64_core.h"
 #include "cpu-dbt/baseline.h"
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -13,6 +14,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -722,6 +724,50 @@ TEST(Jit, PreDecodedBlocksTakeTheSameStepsAsTheInterpreter) {
   // Where there are handlers, pre-decoded blocks followed one another without the run loop too.
   if (threaded::kEnd) {
     EXPECT_GT(entered_threaded, 0u);
+  }
+}
+
+// The run loop goes on from a translated block to the pre-decoded block its exit led to last without looking
+// it up (JitEngine::try_run), while that block is still there: here the callee is rewritten after every
+// second call, which drops its block, and the exit's record still names the block gone. The translated
+// caller has to run the callee as rewritten each time, as the interpreter does (both ways of running
+// pre-decoded blocks).
+TEST(Jit, TranslatedExitsGoOnOnlyToBlocksStillThere) {
+  for (const bool baseline : {false, true}) {
+    if (baseline && !baseline::available()) continue;
+    SCOPED_TRACE(baseline ? "callee in baseline code" : "callee through run_predecoded");
+    Machine want(Engine::Interp);
+    Machine got(Engine::Auto, {{"VPLAT_JIT_PREDECODE", "1"},
+                               {"VPLAT_JIT_HOT", "16"},
+                               {"VPLAT_JIT_TIER2", "0"},
+                               {"VPLAT_JIT_BASELINE", baseline ? "1" : "0"}});
+    want.start("jit_smc_calls");
+    got.start("jit_smc_calls");
+    uint64_t seed = 99;
+    unsigned waited_ms = 0;
+    for (unsigned i = 0;; ++i) {
+      // The caller's blocks are compiled in the background (and installed by a run): the guest goes on an
+      // instruction a millisecond until they are (at most 20 s), so that most calls are made from them.
+      const bool wait = got.core.jit()->stats().blocks_compiled == 0 && i > 100 && waited_ms < 20000;
+      if (wait) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        ++waited_ms;
+      }
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      const uint64_t budget = wait ? 1 : (seed >> 33) % 3000 + 1;
+      RunResult a = want.core.run(budget), b = got.core.run(budget);
+      ASSERT_EQ(b.retired, a.retired) << "run " << i;
+      ASSERT_EQ(b.exit, a.exit) << "run " << i;
+      ASSERT_EQ(got.core.PC, want.core.PC) << "run " << i;
+      for (unsigned r = 0; r < 31; ++r) ASSERT_EQ(got.core.X[r], want.core.X[r]) << "x" << r << ", run " << i;
+      if (a.exit == Exit::Off) break;
+    }
+    EXPECT_EQ(got.core.X[3], 99990000u); // by hand: the program's comment
+    const JitStats& s = got.core.jit()->stats();
+    ASSERT_GT(s.blocks_compiled, 0u);
+    const auto callee = baseline ? JitStats::kBaseline : JitStats::kThreaded;
+    EXPECT_GT(s.steps[JitStats::kTranslated][callee][0], 0u); // went on without a lookup
+    EXPECT_GT(s.steps[JitStats::kTranslated][callee][1], 0u); // and looked up each new callee block
   }
 }
 
