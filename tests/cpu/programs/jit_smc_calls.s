@@ -6,24 +6,17 @@
   .include "common.inc"
 main:
   setup
-  adr x6, counter
-  ldr w7, [x6]              // movz x0, #0
-  mov x2, #0
-  mov x3, #0
+  callee_setup
   mov x4, #20000
 1:
   bl counter
   add x3, x3, x0
   tbz x2, #0, 2f            // rewritten after odd calls only
-  add w7, w7, #(1 << 5)     // the immediate, bits 20:5 (below 2^16 throughout)
-  str w7, [x6]
+  rewrite_callee
 2:
   add x2, x2, #1
   cmp x2, x4
   b.ne 1b
   done
 
-  .balign 4096
-counter:
-  movz x0, #0
-  ret
+  callee_page
