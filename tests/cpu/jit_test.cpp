@@ -728,47 +728,66 @@ TEST(Jit, PreDecodedBlocksTakeTheSameStepsAsTheInterpreter) {
 }
 
 // The run loop goes on from a translated block to the pre-decoded block its exit led to last without looking
-// it up (JitEngine::try_run), while that block is still there: here the callee is rewritten after every
-// second call, which drops its block, and the exit's record still names the block gone. The translated
-// caller has to run the callee as rewritten each time, as the interpreter does (both ways of running
-// pre-decoded blocks).
+// it up (JitEngine::try_run), while that block is still there and mapped there. jit_smc_calls rewrites its
+// callee after every second call, which drops its block: the exit's record still names the block gone.
+// jit_remap_rotate maps the callee's page to another physical page before each call: the exit's record names
+// the block of the page mapped before. The translated caller has to run the callee as the interpreter does
+// (both ways of running pre-decoded blocks).
 TEST(Jit, TranslatedExitsGoOnOnlyToBlocksStillThere) {
-  for (const bool baseline : {false, true}) {
-    if (baseline && !baseline::available()) continue;
-    SCOPED_TRACE(baseline ? "callee in baseline code" : "callee through run_predecoded");
-    Machine want(Engine::Interp);
-    Machine got(Engine::Auto, {{"VPLAT_JIT_PREDECODE", "1"},
-                               {"VPLAT_JIT_HOT", "16"},
-                               {"VPLAT_JIT_TIER2", "0"},
-                               {"VPLAT_JIT_BASELINE", baseline ? "1" : "0"}});
-    want.start("jit_smc_calls");
-    got.start("jit_smc_calls");
-    uint64_t seed = 99;
-    unsigned waited_ms = 0;
-    for (unsigned i = 0;; ++i) {
-      // The caller's blocks are compiled in the background (and installed by a run): the guest goes on an
-      // instruction a millisecond until they are (at most 20 s), so that most calls are made from them.
-      const bool wait = got.core.jit()->stats().blocks_compiled == 0 && i > 100 && waited_ms < 20000;
-      if (wait) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        ++waited_ms;
+  struct Case {
+    const char* program;
+    const char* hot;    // the first tier's threshold: below the caller's runs, above the callee blocks' ones
+    uint64_t wait_from; // the iteration (x2) by which the caller's blocks have been asked for
+    uint64_t x3;        // by hand: the programs' comments
+    bool known;         // whether the exit's block is ever still the one to go on to
+  };
+  for (const Case& c : {Case{"jit_smc_calls", "16", 64, 99990000u, true},
+                        Case{"jit_remap_rotate", "1024", 1100, 69632u, false}})
+    for (const bool baseline : {false, true}) {
+      if (baseline && !baseline::available()) continue;
+      SCOPED_TRACE(std::string(c.program) +
+                   (baseline ? ", callee in baseline code" : ", callee through run_predecoded"));
+      Machine want(Engine::Interp);
+      Machine got(Engine::Auto, {{"VPLAT_JIT_PREDECODE", "1"},
+                                 {"VPLAT_JIT_HOT", c.hot},
+                                 {"VPLAT_JIT_TIER2", "0"},
+                                 {"VPLAT_JIT_BASELINE", baseline ? "1" : "0"}});
+      if (std::string(c.program) == "jit_remap_rotate") {
+        map_for_jit_remap_direct(want);
+        map_for_jit_remap_direct(got);
       }
-      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      const uint64_t budget = wait ? 1 : (seed >> 33) % 3000 + 1;
-      RunResult a = want.core.run(budget), b = got.core.run(budget);
-      ASSERT_EQ(b.retired, a.retired) << "run " << i;
-      ASSERT_EQ(b.exit, a.exit) << "run " << i;
-      ASSERT_EQ(got.core.PC, want.core.PC) << "run " << i;
-      for (unsigned r = 0; r < 31; ++r) ASSERT_EQ(got.core.X[r], want.core.X[r]) << "x" << r << ", run " << i;
-      if (a.exit == Exit::Off) break;
+      want.start(c.program);
+      got.start(c.program);
+      uint64_t seed = 99;
+      unsigned waited_ms = 0;
+      for (unsigned i = 0;; ++i) {
+        // The caller's blocks are compiled in the background (and installed by a run): the guest goes on an
+        // instruction a millisecond until they are (at most 20 s), so that most calls are made from them.
+        const bool wait =
+            got.core.jit()->stats().blocks_compiled == 0 && got.core.X[2] >= c.wait_from && waited_ms < 20000;
+        if (wait) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          ++waited_ms;
+        }
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        const uint64_t budget = wait ? 1 : (seed >> 33) % 3000 + 1;
+        RunResult a = want.core.run(budget), b = got.core.run(budget);
+        ASSERT_EQ(b.retired, a.retired) << "run " << i;
+        ASSERT_EQ(b.exit, a.exit) << "run " << i;
+        ASSERT_EQ(got.core.PC, want.core.PC) << "run " << i;
+        for (unsigned r = 0; r < 31; ++r)
+          ASSERT_EQ(got.core.X[r], want.core.X[r]) << "x" << r << ", run " << i;
+        if (a.exit == Exit::Off) break;
+      }
+      EXPECT_EQ(got.core.X[3], c.x3);
+      const JitStats& s = got.core.jit()->stats();
+      ASSERT_GT(s.blocks_compiled, 0u);
+      const auto callee = baseline ? JitStats::kBaseline : JitStats::kThreaded;
+      if (c.known) {
+        EXPECT_GT(s.steps[JitStats::kTranslated][callee][0], 0u); // went on without a lookup
+      }
+      EXPECT_GT(s.steps[JitStats::kTranslated][callee][1], 0u); // and looked up each new callee block
     }
-    EXPECT_EQ(got.core.X[3], 99990000u); // by hand: the program's comment
-    const JitStats& s = got.core.jit()->stats();
-    ASSERT_GT(s.blocks_compiled, 0u);
-    const auto callee = baseline ? JitStats::kBaseline : JitStats::kThreaded;
-    EXPECT_GT(s.steps[JitStats::kTranslated][callee][0], 0u); // went on without a lookup
-    EXPECT_GT(s.steps[JitStats::kTranslated][callee][1], 0u); // and looked up each new callee block
-  }
 }
 
 // Where the threaded handlers are built (by clang, as the baseline tier's stencils are), a pre-decoded
