@@ -108,6 +108,23 @@ struct Machine {
   unsigned records() const { return static_cast<unsigned>(core.X[24]); }
 };
 
+// What a run left that the run loop's caller can see, alike in both machines (the engine under test, and
+// the interpreter): the run's end and length, PC and the general registers.
+static ::testing::AssertionResult same_run(const Machine& want, const Machine& got, const RunResult& a,
+                                           const RunResult& b) {
+  if (b.retired != a.retired)
+    return ::testing::AssertionFailure() << "retired " << b.retired << ", want " << a.retired;
+  if (b.exit != a.exit)
+    return ::testing::AssertionFailure()
+           << "exit " << static_cast<int>(b.exit) << ", want " << static_cast<int>(a.exit);
+  if (got.core.PC != want.core.PC)
+    return ::testing::AssertionFailure() << std::hex << "PC " << got.core.PC << ", want " << want.core.PC;
+  for (unsigned r = 0; r < 31; ++r)
+    if (got.core.X[r] != want.core.X[r])
+      return ::testing::AssertionFailure() << "x" << r << " " << got.core.X[r] << ", want " << want.core.X[r];
+  return ::testing::AssertionSuccess();
+}
+
 // What the run loop's caller can observe after each run() call.
 struct Step {
   Exit exit;
@@ -571,9 +588,7 @@ TEST(Jit, SameStepsAsTheInterpreterWithTheSecondTierEarly) {
       // short budget, the interpreter goes on to the boundary.
       const auto end = (i & 1) ? Core::RunEnd::AtBlockBoundary : Core::RunEnd::AtBudget;
       RunResult a = want.core.run(budget, end), b = got.core.run(budget, end);
-      ASSERT_EQ(b.retired, a.retired) << "run " << i;
-      ASSERT_EQ(got.core.PC, want.core.PC) << "run " << i;
-      for (unsigned r = 0; r < 31; ++r) ASSERT_EQ(got.core.X[r], want.core.X[r]) << "x" << r << ", run " << i;
+      ASSERT_TRUE(same_run(want, got, a, b)) << "run " << i;
       // The flags too: where a run ends inside a loop, the next instruction may overwrite them unread.
       const std::array<uint8_t, 4> want_nzcv{want.core.NF, want.core.ZF, want.core.CF, want.core.VF};
       const std::array<uint8_t, 4> got_nzcv{got.core.NF, got.core.ZF, got.core.CF, got.core.VF};
@@ -695,11 +710,7 @@ TEST(Jit, PreDecodedBlocksTakeTheSameStepsAsTheInterpreter) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         const uint64_t budget = (seed >> 33) % 3000 + 1;
         RunResult a = want.core.run(budget), b = got.core.run(budget);
-        ASSERT_EQ(b.retired, a.retired) << "run " << i;
-        ASSERT_EQ(b.exit, a.exit) << "run " << i;
-        ASSERT_EQ(got.core.PC, want.core.PC) << "run " << i;
-        for (unsigned r = 0; r < 31; ++r)
-          ASSERT_EQ(got.core.X[r], want.core.X[r]) << "x" << r << ", run " << i;
+        ASSERT_TRUE(same_run(want, got, a, b)) << "run " << i;
         if (a.exit == Exit::Off) break;
       }
       EXPECT_EQ(want.core.PC, got.core.PC);
@@ -772,11 +783,7 @@ TEST(Jit, TranslatedExitsGoOnOnlyToBlocksStillThere) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         const uint64_t budget = wait ? 1 : (seed >> 33) % 3000 + 1;
         RunResult a = want.core.run(budget), b = got.core.run(budget);
-        ASSERT_EQ(b.retired, a.retired) << "run " << i;
-        ASSERT_EQ(b.exit, a.exit) << "run " << i;
-        ASSERT_EQ(got.core.PC, want.core.PC) << "run " << i;
-        for (unsigned r = 0; r < 31; ++r)
-          ASSERT_EQ(got.core.X[r], want.core.X[r]) << "x" << r << ", run " << i;
+        ASSERT_TRUE(same_run(want, got, a, b)) << "run " << i;
         if (a.exit == Exit::Off) break;
       }
       EXPECT_EQ(got.core.X[3], c.x3);

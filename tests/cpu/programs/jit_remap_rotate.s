@@ -20,12 +20,7 @@ main:
   tlbi vale1is, x12
   dsb ish
   isb
-  blr x1
-  mov x9, x0
-  bl remapped
-  add x3, x3, x0
-  add x3, x3, x9
-  add x2, x2, #1
+  call_remapped_twice
   cmp x2, #4096
   b.ne 1b
   done
