@@ -38,7 +38,7 @@ extern "C" uint64_t vplat_th_end(a64::State* s, const Insn* d, uint64_t n, uint6
   if (runs >= cs.runs_limit || (next->fp && at<bool>(s, l.fp_trap))) return n;
   if ((pc ^ b->va) >> 12) {
     // Another page: entered only where the fetch TLB maps it as when the block was read.
-    if (next->el != at<uint32_t>(s, l.el)) return n; // (EL is 0-3)
+    if (next->el != at<uint32_t>(s, l.el)) return n;
     const char* e =
         reinterpret_cast<const char*>(s) + l.itlb +
         (uint64_t{next->el} * l.tlb_entries + ((pc >> 12) & (l.tlb_entries - 1))) * l.tlb_entry_bytes;
