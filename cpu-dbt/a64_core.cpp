@@ -127,24 +127,6 @@ Core::Core(MemoryPort& memory, const Config& cfg, CoreHooks* h)
   // User-level tests run FP code at EL1 without an OS to enable it.
   if (!config.system) sys.cpacr = 3u << 20;
   update_cached();
-  auto offset = [this](const void* field) {
-    return static_cast<int32_t>(static_cast<const char*>(field) -
-                                reinterpret_cast<const char*>(static_cast<a64::State*>(this)));
-  };
-  threaded::Layout& l = threaded::vplat_threaded_layout;
-  l.cur_insn = offset(&cur_insn);
-  l.block_done = offset(&block_done_);
-  l.attention = offset(&attention_);
-  l.sp_check = offset(&sp_check_);
-  l.chain = offset(&chain_);
-  l.el = offset(&el_);
-  l.fp_trap = offset(&fp_trap_);
-  l.itlb = offset(&itlb_);
-  l.tlb_entries = kTlbSize;
-  l.tlb_entry_bytes = sizeof(TlbEntry);
-  l.tlb_fetch = offsetof(TlbEntry, fetch);
-  l.tlb_pa = offsetof(TlbEntry, pa);
-  static_assert(sizeof(el_) == sizeof(uint32_t) && sizeof(itlb_[0]) == kTlbSize * sizeof(TlbEntry));
 }
 
 void Core::power_on(uint64_t pc, uint64_t x0) {

@@ -355,6 +355,7 @@ public:
 
 private:
   friend class JitEngine;
+  friend struct CoreLayout;
   // kAttnJit: translated code was overwritten; a running block returns to the run loop (nothing else).
   // kAttnOff mirrors off_, so that the run loop's one attention test per instruction also covers it.
   static constexpr uint32_t kAttnIrq = 1, kAttnExit = 2, kAttnDebug = 4, kAttnJit = 8, kAttnOff = 16;
@@ -468,6 +469,33 @@ private:
 inline Core& core_of(a64::State& s) {
   return static_cast<Core&>(s);
 }
+
+// The Core's run-loop state as offsets from its a64::State base, for the threaded handlers (threaded.h):
+// constants, so that a handler's stores and tests load no offsets first. A Core is a State and nothing
+// else is its base, so the State starts it (core_of relies on that too). offsetof on a class that is not
+// standard-layout is conditionally supported; GCC and clang give the offsets of such a class's layout.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+struct CoreLayout {
+  static constexpr threaded::Layout kThreaded{
+      .cur_insn = offsetof(Core, cur_insn),
+      .block_done = offsetof(Core, block_done_),
+      .attention = offsetof(Core, attention_),
+      .sp_check = offsetof(Core, sp_check_),
+      .chain = offsetof(Core, chain_),
+      .el = offsetof(Core, el_),
+      .fp_trap = offsetof(Core, fp_trap_),
+      .itlb = offsetof(Core, itlb_),
+      .tlb_entries = Core::kTlbSize,
+      .tlb_entry_bytes = sizeof(Core::TlbEntry),
+      .tlb_fetch = offsetof(Core::TlbEntry, fetch),
+      .tlb_pa = offsetof(Core::TlbEntry, pa),
+  };
+  static_assert(offsetof(Core, PC) == offsetof(a64::State, PC));
+  static_assert(sizeof(Core::el_) == sizeof(uint32_t) &&
+                sizeof(Core::itlb_[0]) == Core::kTlbSize * sizeof(Core::TlbEntry));
+};
+#pragma GCC diagnostic pop
 
 // What MRS (`read`) or MSR `insn` does at `el` where it is only a read or a write of one register's storage
 // (it cannot raise and has no other effect), so that translated code can do it without calling the

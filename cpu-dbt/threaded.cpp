@@ -4,8 +4,6 @@
 
 namespace vplat::cpu::threaded {
 
-Layout vplat_threaded_layout; // declared extern "C" in threaded.h
-
 namespace {
 const Entry* entry_of(a64::ExecFn exec) {
   static const auto* const by_exec = [] {

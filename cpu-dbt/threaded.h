@@ -10,11 +10,15 @@
 // words where none is. Unlike baseline code (baseline.h) nothing is made per block, so code that runs a few
 // hundred times costs no more than its list.
 //
-// A handler behaves as one turn of Core::run_predecoded_loop, as far as anything can tell: cur_insn,
-// block_done_ and NPC are set before the function runs; a fault or changed attention flags end the run, as
-// does the budget (`end`). Loads and stores off SP test its alignment first; the other instructions with
-// kAroundFlags (LDTR/STTR, load-exclusive) take the shared handler kFlagged, which does the Core's work
-// around them.
+// A handler behaves as one turn of Core::run_predecoded_loop, as far as anything can tell: before a function
+// that calls anything (helpers read them) PC, cur_insn, block_done_ and NPC are set, and after it a fault or
+// changed attention flags end the run; the budget (`end`) ends it after any instruction, and PC is stored
+// where it ends. Between those points the guest PC travels in a register (the handlers' `pc`), and the
+// handler of a function that calls nothing (chosen at build time from its compiled code: stencils.py
+// threaded-ghc) stores only what the function itself reads (PC, for ADR or BL) and tests only the budget:
+// nothing it does can raise, reach a device or change the attention flags. Loads and stores off SP test its
+// alignment first; the other instructions with kAroundFlags (LDTR/STTR, load-exclusive) take the shared
+// handler kFlagged, which does the Core's work around them.
 //
 // A list ends in one more entry, whose handler (kEnd) is reached after the block's last instruction and after
 // any taken branch. It goes on into the list of the block that followed this one last, where the JIT engine's
@@ -39,7 +43,10 @@ struct BlockHead;
 // the count after the last instruction that completed, or the faulting instruction's count with kFaulted set.
 // Handlers have LLVM's GHC calling convention (stencils.py threaded-ghc), which C++ cannot name: C++ code
 // only stores them, and runs a list through vplat_threaded_enter.
-using Handler = uint64_t (*)(a64::State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention);
+// `pc`: the guest PC of `d`'s instruction, which the state's PC need not hold while a run goes on (a handler
+// stores it where anything may read it, and where the run ends).
+using Handler = uint64_t (*)(a64::State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention,
+                             uint64_t pc);
 constexpr uint64_t kFaulted = 1ull << 63;
 
 // One instruction of a pre-decoded block: its interpreter function, what the run loop's decode cache would
@@ -85,15 +92,14 @@ struct ChainState {
   uint64_t base = 0;                   // `n` at its first instruction
 };
 
-// Offsets of the Core's run-loop state from its a64::State base (set once, by the first Core), and the shape
-// of the fetch TLB (Core::itlb_: per EL, tlb_entries entries of tlb_entry_bytes; the fetch tag and the
-// physical page at those offsets in an entry).
+// Offsets of the Core's run-loop state from its a64::State base, and the shape of the fetch TLB
+// (Core::itlb_: per EL, tlb_entries entries of tlb_entry_bytes; the fetch tag and the physical page at those
+// offsets in an entry): cpu::CoreLayout::kThreaded (a64_core.h), compile-time constants.
 struct Layout {
   int32_t cur_insn = 0, block_done = 0, attention = 0, sp_check = 0;
   int32_t chain = 0, el = 0, fp_trap = 0, itlb = 0;
   uint32_t tlb_entries = 0, tlb_entry_bytes = 0, tlb_fetch = 0, tlb_pa = 0;
 };
-extern "C" Layout vplat_threaded_layout;
 
 // The handler compiled for an interpreter function running `word`, nullptr if none was (no clang at build
 // time, or a function the generated interpreter files do not hold): the copy that assumes no open 5-bit field

@@ -358,58 +358,98 @@ namespace vplat::gen::aarch64 {
 namespace {
 using vplat::cpu::threaded::Insn;
 using vplat::cpu::threaded::kFaulted;
-using vplat::cpu::threaded::vplat_threaded_layout;
+constexpr vplat::cpu::threaded::Layout kLayout = vplat::cpu::CoreLayout::kThreaded;
 template <typename T> T& at(State* s, int32_t off) { return *reinterpret_cast<T*>(reinterpret_cast<char*>(s) + off); }
 inline bool attention_changed(State* s, uint32_t attention) {
-  return __atomic_load_n(&at<uint32_t>(s, vplat_threaded_layout.attention), __ATOMIC_RELAXED) != attention;
+  return __atomic_load_n(&at<uint32_t>(s, kLayout.attention), __ATOMIC_RELAXED) != attention;
 }
 } // namespace
 
 // A handler: the work run_predecoded did before an instruction, the function, its fault test, then its own
-// tests and the jump to the next handler. An instruction that cannot branch leaves the next PC alone, so its
-// handler sets PC without reading it back; a taken branch goes to the end entry. Either ends the run after a
-// fault, at the budget's end (`end`) and when the attention flags changed (a helper may have raised an interrupt
-// line).
-extern "C" uint64_t vplat_th_end(State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention);
+// tests and the jump to the next handler. The guest PC travels in `pc` from handler to handler and is stored
+// where something may read it: before a function that calls anything (helpers read PC, the word and
+// block_done_, and may raise an exception or an interrupt line) and where the run ends. An instruction that
+// cannot branch leaves the next PC alone, so its handler does not read it back; a taken branch goes to the
+// end entry. A run ends after a fault, at the budget's end (`end`) and when a call changed the attention
+// flags.
+extern "C" uint64_t vplat_th_end(State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention,
+                                 uint64_t pc);
 #define VPLAT_THREADED_HANDLER(name)                                                                 \\
-  extern "C" uint64_t vplat_th_##name(State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention)
+  extern "C" uint64_t vplat_th_##name(State* s, const Insn* d, uint64_t n, uint64_t end, uint32_t attention, \\
+                                      uint64_t pc)
 #define VPLAT_THREADED_RUN(fn)                                                                       \\
-  const uint64_t pc = s->PC;                                                                         \\
-  at<uint32_t>(s, vplat_threaded_layout.cur_insn) = d->insn;                                         \\
-  at<uint64_t>(s, vplat_threaded_layout.block_done) = n;                                             \\
+  const uint32_t word = d->insn; /* once: the stores below might alias it as far as the compiler knows */ \\
+  s->PC = pc;                                                                                        \\
+  at<uint32_t>(s, kLayout.cur_insn) = word;                                                          \\
+  at<uint64_t>(s, kLayout.block_done) = n;                                                           \\
   s->NPC = pc + 4;                                                                                   \\
   __builtin_assume(s->EXC == 0); /* a run goes on only while no instruction raised */                \\
-  fn(*s, d->insn);                                                                                   \\
+  fn(*s, word);                                                                                      \\
   if (__builtin_expect(s->EXC != 0, 0)) return n | kFaulted;
-#define VPLAT_THREADED_NEXT [[clang::musttail]] return d[1].handler(s, d + 1, n + 1, end, attention)
+#define VPLAT_THREADED_NEXT(npc) [[clang::musttail]] return d[1].handler(s, d + 1, n + 1, end, attention, npc)
+#define VPLAT_THREADED_LEAVE(npc) \\
+  {                               \\
+    s->PC = npc;                  \\
+    return n + 1;                 \\
+  }
 #define VPLAT_THREADED_STRAIGHT(fn)                                                                  \\
   VPLAT_THREADED_HANDLER(fn) {                                                                       \\
     VPLAT_THREADED_RUN(fn)                                                                           \\
-    s->PC = pc + 4;                                                                                  \\
-    if (__builtin_expect(n + 1 == end || attention_changed(s, attention), 0)) return n + 1;          \\
-    VPLAT_THREADED_NEXT;                                                                             \\
+    if (__builtin_expect(n + 1 == end || attention_changed(s, attention), 0)) VPLAT_THREADED_LEAVE(pc + 4) \\
+    VPLAT_THREADED_NEXT(pc + 4);                                                                     \\
   }
 // A taken branch goes to the block's end entry, Insn::info's bits 31:24 entries on (none: the run ends).
+#define VPLAT_THREADED_TAKEN(npc)                                                                    \\
+  if (npc != pc + 4) {                                                                               \\
+    const uint32_t to_end = d->info >> 24;                                                           \\
+    if (!to_end) VPLAT_THREADED_LEAVE(npc)                                                           \\
+    [[clang::musttail]] return vplat_th_end(s, d + to_end, n + 1, end, attention, npc);              \\
+  }
 #define VPLAT_THREADED_BRANCH(fn)                                                                    \\
   VPLAT_THREADED_HANDLER(fn) {                                                                       \\
     VPLAT_THREADED_RUN(fn)                                                                           \\
     const uint64_t npc = s->NPC;                                                                     \\
-    s->PC = npc;                                                                                     \\
-    if (n + 1 == end || attention_changed(s, attention)) return n + 1;                              \\
-    if (npc != pc + 4) {                                                                             \\
-      const uint32_t to_end = d->info >> 24;                                                         \\
-      if (!to_end) return n + 1;                                                                     \\
-      [[clang::musttail]] return vplat_th_end(s, d + to_end, n + 1, end, attention);                 \\
-    }                                                                                                \\
-    VPLAT_THREADED_NEXT;                                                                             \\
+    if (n + 1 == end || attention_changed(s, attention)) VPLAT_THREADED_LEAVE(npc)                   \\
+    VPLAT_THREADED_TAKEN(npc)                                                                        \\
+    VPLAT_THREADED_NEXT(npc);                                                                        \\
+  }
+// The same for a function that calls nothing (stencils.py threaded-ghc keeps a `pure_` handler only where its
+// code holds no call, and then in place of the one above): nothing can read the word or block_done_, raise,
+// or change the attention flags while it runs, so they are neither stored nor tested, and PC is stored only
+// for a function that reads it (`reads_pc`: its text names s.PC; no helper it could inline does). Only the
+// budget can end the run here (or a taken branch without an end entry).
+#define VPLAT_THREADED_PURE_RUN(fn, reads_pc, branches)                                              \\
+  if constexpr (reads_pc) s->PC = pc;                                                               \\
+  if constexpr (branches) s->NPC = pc + 4;                                                          \\
+  __builtin_assume(s->EXC == 0);                                                                     \\
+  fn(*s, d->insn);                                                                                   \\
+  if (__builtin_expect(s->EXC != 0, 0)) { /* (only a call could raise) */                            \\
+    s->PC = pc;                                                                                      \\
+    return n | kFaulted;                                                                             \\
+  }
+#define VPLAT_THREADED_PURE_STRAIGHT(fn, reads_pc)                                                   \\
+  VPLAT_THREADED_HANDLER(pure_##fn) {                                                               \\
+    VPLAT_THREADED_PURE_RUN(fn, reads_pc, false)                                                     \\
+    if (__builtin_expect(n + 1 == end, 0)) VPLAT_THREADED_LEAVE(pc + 4)                              \\
+    VPLAT_THREADED_NEXT(pc + 4);                                                                     \\
+  }
+#define VPLAT_THREADED_PURE_BRANCH(fn, reads_pc)                                                     \\
+  VPLAT_THREADED_HANDLER(pure_##fn) {                                                               \\
+    VPLAT_THREADED_PURE_RUN(fn, reads_pc, true)                                                      \\
+    const uint64_t npc = s->NPC;                                                                     \\
+    if (n + 1 == end) VPLAT_THREADED_LEAVE(npc)                                                      \\
+    VPLAT_THREADED_TAKEN(npc)                                                                        \\
+    VPLAT_THREADED_NEXT(npc);                                                                        \\
   }
 // A load or store whose base is SP (Rn = 31: Core::predecode keeps kFlagSpBase only then) checks SP's alignment
 // first where SCTLR_EL1.SA/SA0 asks for it, then goes on as the function's handler.
 #define VPLAT_THREADED_SP_BASE(fn)                                                                   \\
   VPLAT_THREADED_HANDLER(sp_##fn) {                                                                 \\
-    if (__builtin_expect(at<bool>(s, vplat_threaded_layout.sp_check) && (s->X[31] & 15), 0))         \\
-      return vplat::cpu::threaded::vplat_threaded_sp_fault(s, d, n);                                 \\
-    [[clang::musttail]] return vplat_th_##fn(s, d, n, end, attention);                               \\
+    if (__builtin_expect(at<bool>(s, kLayout.sp_check) && (s->X[31] & 15), 0)) {                    \\
+      s->PC = pc;                                                                                    \\
+      return vplat::cpu::threaded::vplat_threaded_sp_fault(s, d, n);                                \\
+    }                                                                                                \\
+    [[clang::musttail]] return vplat_th_##fn(s, d, n, end, attention, pc);                           \\
   }
 
 """
@@ -417,7 +457,8 @@ extern "C" uint64_t vplat_th_end(State* s, const Insn* d, uint64_t n, uint64_t e
 
 def exec_functions(text):
     """The interpreter functions of a generated file: name, own text, whether it (or its body template) writes
-    the next PC, the lsbs of its open 5-bit fields (not31_copy), and whether it addresses off Rn, SP when 31."""
+    the next PC, the lsbs of its open 5-bit fields (not31_copy), whether it addresses off Rn, SP when 31, and
+    whether it reads PC."""
     bodies = body_templates(text)
     out = []
     for m in EXEC_DEF.finditer(text):
@@ -428,38 +469,89 @@ def exec_functions(text):
         if b:
             fn_text += bodies.get(b.group(1), "")
         out.append((m.group(1), own, "s.NPC" in fn_text, not31_copy(m.group(1), own, bodies)[2],
-                    "fn_xsp(s, f_Rn)" in fn_text))
+                    "fn_xsp(s, f_Rn)" in fn_text, "s.PC" in fn_text))
     return out
 
 
 def cmd_threaded(out, src):
     text = open(src).read()
     bodies = body_templates(text)
+    # A pure handler stores PC only for a function whose own text reads it: nothing else in the file may.
+    named = sum(len(re.findall(r"\bs\.PC\b", t)) for t in [m.group(0) for m in re.finditer(
+        r"^(?:void exec_\w+|static inline void body_\w+)\(.*?^}$", text, re.M | re.S)])
+    if named != len(re.findall(r"\bs\.PC\b", text)):
+        sys.exit(f"{src}: s.PC read outside the interpreter functions and their bodies")
     # The functions become this file's own (the program has the interpreter's too), inlined into their handlers.
     body_text = re.sub(r"^void (exec_\w+)\(State& s, ", r"[[gnu::always_inline]] static inline void \1(State& s, ",
                        fields_open(text), flags=re.M)
     lines = [THREADED_PRELUDE.replace("@SRC@", src).replace("@TEXT@", body_text)]
-    for name, own, branches, _, sp_base in exec_functions(text):
+    for name, own, branches, _, sp_base, reads_pc in exec_functions(text):
         kind = "BRANCH" if branches else "STRAIGHT"
+        pc = "true" if reads_pc else "false"
         lines.append(f"VPLAT_THREADED_{kind}({name})")
+        lines.append(f"VPLAT_THREADED_PURE_{kind}({name}, {pc})")
         if sp_base:
             lines.append(f"VPLAT_THREADED_SP_BASE({name})")
         copy, copy_text, _ = not31_copy(name, own, bodies)
         if copy:
             lines.append("[[gnu::always_inline]] " + copy_text)
             lines.append(f"VPLAT_THREADED_{kind}({copy})")
+            lines.append(f"VPLAT_THREADED_PURE_{kind}({copy}, {pc})")
     lines.append("\n} // namespace vplat::gen::aarch64\n")
     open(out, "w").write("\n".join(lines))
 
 
-HANDLER_CALL = re.compile(r"call ((?:noundef )?)i64 (%[\w.]+)\((ptr [^,()]*, ptr [^,()]*, i64 [^,()]*, i64 [^,()]*, i32 [^,()]*)\)")
+HANDLER_CALL = re.compile(r"call ((?:noundef )?)i64 (%[\w.]+)\((ptr [^,()]*, ptr [^,()]*, i64 [^,()]*, i64 [^,()]*, i32 [^,()]*, "
+                          r"i64 [^,()]*)\)")
+DEFINE = re.compile(r"^define [^\n]*@(vplat_th_[\w.]+)\(.*?^}\n", re.M | re.S)
+CALL = re.compile(r"\b(?:call|invoke)\b[^@%\n]*([@%][\w.$\"]+)")
+
+
+def calls_anything(body):
+    """Whether a function's IR calls anything but LLVM intrinsics (memory intrinsics count: they may become
+    calls) and the handlers it jumps to."""
+    for line in body.splitlines():
+        m = CALL.search(line)
+        if not m or "musttail call" in line:
+            continue
+        if m.group(1).startswith("@llvm.") and not m.group(1).startswith("@llvm.mem"):
+            continue
+        return True
+    return False
+
+
+def choose_pure(text):
+    """Each pure_ handler (VPLAT_THREADED_PURE_*) whose code calls nothing replaces the handler of its name;
+    the others are dropped. Returns the text and how many replaced theirs."""
+    defs = {m.group(1): m for m in DEFINE.finditer(text)}
+    drop, rename = [], {}
+    for name, m in defs.items():
+        if not name.startswith("vplat_th_pure_"):
+            continue
+        full = "vplat_th_" + name[len("vplat_th_pure_"):]
+        if full not in defs:
+            sys.exit(f"{name} has no handler {full}")
+        if calls_anything(m.group(0)):
+            drop.append(m)
+        else:
+            drop.append(defs[full])
+            rename[name] = full
+    for m in sorted(drop, key=lambda m: m.start(), reverse=True):
+        text = text[:m.start()] + text[m.end():]
+    if rename:
+        text = re.sub(r"@(vplat_th_pure_[\w.]+)\b", lambda m: "@" + rename.get(m.group(1), m.group(1)), text)
+    if "@vplat_th_pure_" in text:
+        sys.exit("a dropped pure_ handler is still named")
+    return text, len(rename)
+
 
 
 def cmd_threaded_ghc(out, src):
     """Gives the handlers, and every call through a handler pointer, LLVM's GHC calling convention: no
     callee-saved registers, so that a handler's fast path pushes and pops nothing (only its calls of helpers
     save what they need)."""
-    text = open(src).read()
+    text, pure = choose_pure(open(src).read())
+    text = f"; {pure} handlers of functions that call nothing\n" + text
     text = re.sub(r"^define (dso_local )?i64 @vplat_th_", r"define \1ghccc i64 @vplat_th_", text, flags=re.M)
     text = re.sub(r"^declare (dso_local )?i64 @vplat_th_", r"declare \1ghccc i64 @vplat_th_", text, flags=re.M)
     text = HANDLER_CALL.sub(r"call ghccc \1i64 \2(\3)", text)
@@ -468,7 +560,7 @@ def cmd_threaded_ghc(out, src):
 
 
 def cmd_threaded_table(out, srcs):
-    fns = sorted((name, lsbs, sp) for src in srcs for name, _, _, lsbs, sp in exec_functions(open(src).read()))
+    fns = sorted((name, lsbs, sp) for src in srcs for name, _, _, lsbs, sp, _ in exec_functions(open(src).read()))
     names = [name for name, _, _ in fns]
     w = ["// Generated by cpu-dbt/stencils/stencils.py from the generated interpreter files. Do not edit.",
          "#include \"cpu-dbt/threaded.h\"", "", "#include <cstddef>", "",
@@ -477,7 +569,8 @@ def cmd_threaded_table(out, srcs):
     w += ["} // namespace vplat::gen::aarch64", "", "namespace vplat::cpu::threaded {", "extern \"C\" {"]
     handlers = (names + [f"n31_{lsbs:x}_{name}" for name, lsbs, _ in fns if lsbs] +
                 [f"sp_{name}" for name, _, sp in fns if sp] + ["flagged", "end"])
-    w += [f"uint64_t vplat_th_{n}(a64::State*, const Insn*, uint64_t, uint64_t, uint32_t);" for n in handlers]
+    w += [f"uint64_t vplat_th_{n}(a64::State*, const Insn*, uint64_t, uint64_t, uint32_t, uint64_t);"
+          for n in handlers]
     w += ["}", ""]
     w.append("extern const Entry kEntries[] = {" if names else
              "extern const Entry kEntries[] = {{nullptr, nullptr, nullptr, 0, nullptr}};")
