@@ -591,7 +591,7 @@ Core::PredecodedInsn Core::predecode(uint32_t insn) {
     if (!(info & kAroundFlags))
       own = threaded::handler_for(exec, insn);
     else if ((info & kAroundFlags) == kFlagSpBase)
-      own = threaded::sp_base_handler_for(exec);
+      own = threaded::sp_base_handler_for(exec, insn);
     if (own) handler = own;
   }
   return PredecodedInsn{exec, insn, info, handler};

@@ -78,7 +78,13 @@ Compiler::Compiler(const Layout& layout) : layout_(layout) {
   for (size_t i = 0; i < st::kNumStencils; ++i) {
     const st::Stencil& sten = st::kStencils[i];
     Choice& c = by_exec_[reinterpret_cast<const void*>(sten.exec)];
-    (sten.not31 ? c.not31 : c.any) = static_cast<int32_t>(i);
+    const auto k = static_cast<int32_t>(i);
+    if (!sten.not31)
+      c.any = k;
+    else if (sten.is31 < 0)
+      c.not31 = k;
+    else
+      c.one31[sten.is31 == 5] = k;
     if (sten.not31) c.lsbs = sten.not31;
   }
   ok_ = place_support();
@@ -306,10 +312,14 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     if (it == by_exec_.end()) return nullptr;
     Piece& p = pieces[i];
     const Choice& c = it->second;
-    bool no31 = c.not31 >= 0;
-    for (uint32_t lsbs = c.lsbs; lsbs && no31; lsbs &= lsbs - 1)
-      no31 = ((d.insn >> __builtin_ctz(lsbs)) & 31) != 31;
-    const int32_t k = no31 ? c.not31 : c.any;
+    uint32_t at31 = 0; // the lsbs of the fields at `c.lsbs` that hold 31
+    for (uint32_t lsbs = c.lsbs; lsbs; lsbs &= lsbs - 1)
+      if (((d.insn >> __builtin_ctz(lsbs)) & 31) == 31) at31 |= lsbs & -lsbs;
+    int32_t k = c.any;
+    if (c.not31 >= 0 && !at31)
+      k = c.not31;
+    else if ((at31 == 1u << 0 || at31 == 1u << 5) && c.one31[at31 == 1u << 5] >= 0)
+      k = c.one31[at31 == 1u << 5];
     if (k < 0) return nullptr;
     p.stencil = &st::kStencils[k];
     if ((d.info & kFlagUnpriv) && ((d.insn >> 10) & 3) == 2) return nullptr; // EL0 permissions: not here

@@ -94,6 +94,7 @@ private:
     int32_t any = -1;   // the stencil of an interpreter function
     int32_t not31 = -1; // and the one for words without 31 in the fields at `lsbs`, if it has one
     uint32_t lsbs = 0;
+    int32_t one31[2] = {-1, -1}; // and for words with 31 in the field at lsb 0 / 5 alone, if it has them
   };
   std::unordered_map<const void*, Choice> by_exec_;
   std::vector<uint8_t*> section_at_;  // support code and constants, placed once (nullptr for stencils)

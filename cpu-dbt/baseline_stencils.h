@@ -37,6 +37,8 @@ struct Stencil {
   uint32_t section;
   // Not 0: the lsbs of the 5-bit fields this stencil assumes are not 31 (another stencil of `exec` does not).
   uint32_t not31;
+  // Not -1: the lsb (0 or 5) of the one field of those it assumes is 31 instead.
+  int32_t is31;
 };
 
 extern const uint8_t kBytes[];

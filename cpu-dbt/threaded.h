@@ -103,10 +103,10 @@ struct Layout {
 
 // The handler compiled for an interpreter function running `word`, nullptr if none was (no clang at build
 // time, or a function the generated interpreter files do not hold): the copy that assumes no open 5-bit field
-// is 31 where none is.
+// is 31 where none is, or that the one at lsb 0 or 5 alone is where that holds.
 Handler handler_for(a64::ExecFn exec, uint32_t word);
 // The handler of a function running a word with kFlagSpBase (base SP), nullptr if none was compiled.
-Handler sp_base_handler_for(a64::ExecFn exec);
+Handler sp_base_handler_for(a64::ExecFn exec, uint32_t word);
 
 // Runs the list from `d` (stencils/threaded_entry.cpp): `n` and `end` as for a handler, end > n.
 extern "C" uint64_t vplat_threaded_enter(a64::State* s, const Insn* d, uint64_t n, uint64_t end,
@@ -127,6 +127,10 @@ struct Entry {
   Handler not31; // nullptr if the function has no open 5-bit field
   uint32_t lsbs; // of those fields
   Handler sp_base; // with the SP alignment check first, for kFlagSpBase; nullptr if it addresses off no Rn
+  // The copies for words where the field at lsb 0 / lsb 5 is 31 and no other open 5-bit field is (nullptr:
+  // none; only fields naming a general register have them), and the latter with the SP alignment check.
+  Handler one31[2];
+  Handler sp_rn31;
 };
 extern const Entry kEntries[];
 extern const size_t kNumEntries;

@@ -817,6 +817,26 @@ TEST(Jit, PreDecodedInstructionsTakeTheirOwnThreadedHandler) {
     const Core::PredecodedInsn d = Core::predecode(flagged);
     EXPECT_EQ(d.handler, threaded::kFlagged) << std::hex << flagged;
   }
+  // One function, a handler per case of register 31 in its words: none, Rd alone (CMP, MOV to SP), Rn alone
+  // (MOV from SP, SP-based addressing), both.
+  auto handler = [](uint32_t word) { return Core::predecode(word).handler; };
+  const std::vector<uint32_t> adds{0x9100003d,  // ADD X29, X1, #0
+                                   0x9100003f,  // ADD SP, X1, #0
+                                   0x910003fd,  // ADD X29, SP, #0 (MOV X29, SP)
+                                   0x910043ff}; // ADD SP, SP, #16
+  const std::vector<uint32_t> subs{0xeb020020,  // SUBS X0, X1, X2
+                                   0xeb02003f,  // SUBS XZR, X1, X2 (CMP X1, X2)
+                                   0xeb0203e0,  // SUBS X0, XZR, X2 (NEGS X0, X2)
+                                   0xeb0203ff}; // SUBS XZR, XZR, X2
+  const std::vector<uint32_t> ldrs{0xf9400420,  // LDR X0, [X1, #8]
+                                   0xf940043f,  // LDR XZR, [X1, #8]
+                                   0xf94007e0,  // LDR X0, [SP, #8]
+                                   0xf94007ff}; // LDR XZR, [SP, #8]
+  for (const auto& words : {adds, subs, ldrs})
+    for (size_t i = 0; i < words.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        EXPECT_NE(handler(words[i]), handler(words[j])) << std::hex << words[i] << " " << words[j];
+  EXPECT_EQ(handler(0x9100003d), handler(0x91000062)); // ADD X2, X3, #0: none is 31 in either
 }
 
 // The steps of trace() in each of `engines` are those of the interpreter, `want`.
