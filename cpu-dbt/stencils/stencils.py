@@ -100,6 +100,23 @@ extern "C" uint64_t vplat_st_exit(State*, uint32_t, uint64_t);
       [[clang::musttail]] return vplat_st_exit(s, attention, done);                                  \
     [[clang::musttail]] return vplat_st_next(s, attention, done);                                    \
   }
+// The same for a function that calls nothing (stencils.py table keeps it, in place of the one above, only
+// where its code holds no call): nothing can change the attention flags, and PC is stored only where the
+// branch is taken (the glue stores it where the code after it needs it).
+#define VPLAT_STENCIL_BRANCH_PURE(fn)                                                                \
+  extern "C" uint64_t vplat_st_bp_##fn(State* s, uint32_t attention, uint64_t done) {               \
+    const uint64_t pc = VPLAT_HOLE64(vplat_hole_pc);                                                \
+    s->NPC = pc + 4;                                                                                 \
+    __builtin_assume(s->EXC == 0);                                                                   \
+    [[clang::always_inline]] fn(*s, VPLAT_HOLE32(vplat_hole_word));                                  \
+    if (__builtin_expect(s->EXC != 0, 0)) [[clang::musttail]] return vplat_st_fault(s, attention, done); \
+    const uint64_t npc = s->NPC;                                                                     \
+    if (npc != pc + 4) {                                                                             \
+      s->PC = npc;                                                                                   \
+      [[clang::musttail]] return vplat_st_exit(s, attention, done);                                  \
+    }                                                                                                \
+    [[clang::musttail]] return vplat_st_next(s, attention, done);                                    \
+  }
 
 """
 
@@ -194,6 +211,7 @@ def cmd_source(out, src):
         for fn in [name] + [c for c, _ in copies]:
             if "s.NPC" in fn_text:
                 lines.append(f"VPLAT_STENCIL_BRANCH({fn})")
+                lines.append(f"VPLAT_STENCIL_BRANCH_PURE({fn})")
             else:
                 lines.append(f"VPLAT_STENCIL_STRAIGHT({'sp' if 's.PC' in fn_text else 's'}, {fn})")
     lines.append("\n} // namespace vplat::gen::aarch64\n")
@@ -293,15 +311,33 @@ def cmd_table(out, objs):
             sections[idx][2] = relocs
             return idx
 
+        def section_calls(si):
+            # Whether the code refers to anything but holes and continuations (a helper, a constant).
+            for _, _, symi, _ in o.relas.get(si, []):
+                sym = o.syms[symi]
+                if sym["shndx"] != 0 or not (sym["name"] in holes or sym["name"] in conts or
+                                             sym["name"].startswith("vplat_hole_f_")):
+                    return True
+            return False
+
+        found = {}  # (exec, copy) -> {flavour: symbol}
         for sym in o.syms:
-            m = re.fullmatch(r"vplat_st_(s|sp|b)_(?:(?:n31|o31_(\d+))_([0-9a-f]+)_)?(exec_\w+)", sym["name"])
+            m = re.fullmatch(r"vplat_st_(s|sp|b|bp)_((?:(?:n31|o31_\d+)_[0-9a-f]+_)?)(exec_\w+)", sym["name"])
             if m and sym["type"] == 2 and sym["shndx"] and sym["shndx"] < 0xff00:
                 if sym["value"] != 0 or sym["size"] != o.secs[sym["shndx"]]["size"]:
                     raise SystemExit(f"{path}: {sym['name']} is not alone in its section")
+                found.setdefault((m.group(3), m.group(2)), {})[m.group(1)] = sym
+        for (name, copy), flavours in found.items():
+            # A branch's stencil without the attention test where its code calls nothing.
+            if "bp" in flavours:
+                if "b" not in flavours:
+                    raise SystemExit(f"{path}: vplat_st_bp_{copy}{name} without vplat_st_b_{copy}{name}")
+                del flavours["bp" if section_calls(flavours["bp"]["shndx"]) else "b"]
+            for flavour, sym in flavours.items():
                 sec = place(sym["shndx"])
                 calls = any(r[2] in ("ext", "sec") for r in sections[sec][2])
-                stencils.append((m.group(4), m.group(1), calls, sec, int(m.group(3) or "0", 16),
-                                 int(m.group(2) or "-1")))
+                m = re.fullmatch(r"(?:(?:n31|o31_(\d+))_([0-9a-f]+)_)?", copy)
+                stencils.append((name, flavour, calls, sec, int(m.group(2) or "0", 16), int(m.group(1) or "-1")))
 
     kinds = {"hole": 0, "cont": 1, "ext": 2, "sec": 3, "field": 4}
     types = {"Abs64": 0, "Pc32": 1, "Got32": 2, "Abs32": 3, "Abs32S": 4}  # RelocType
@@ -343,7 +379,7 @@ def cmd_table(out, objs):
     w.append("};")
     w.append(f"const Stencil kStencils[{max(1, len(stencils))}] = {{")
     for name, flavour, calls, sec, not31, is31 in stencils:
-        w.append(f"  {{&vplat::gen::aarch64::{name}, {str(flavour == 'b').lower()}, "
+        w.append(f"  {{&vplat::gen::aarch64::{name}, {str(flavour in ('b', 'bp')).lower()}, "
                  f"{str(flavour != 's').lower()}, {str(calls).lower()}, {sec}, {not31:#x}, {is31}}},")
     w.append("};")
     w.append(f"const size_t kNumStencils = {len(stencils)}, kNumSections = {len(sections)}, "
