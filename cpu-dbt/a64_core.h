@@ -380,6 +380,7 @@ private:
   bool jit_declined_ = false;
   uint64_t* block_runs_ = nullptr; // --cpu-stats with a JIT tier: runs of each translated block, by its slot
   uint64_t block_done_ = 0; // in a block: instructions its chain retired before the one calling a helper
+  uint64_t baseline_done_ = 0;  // in baseline code: block_done_ at the first instruction of the running block
   threaded::ChainState chain_;  // a pre-decoded run's end entries' (threaded.h)
   uint64_t wrapper_result_ = 0; // a block's slow-path load: the value (JitEngine's memory wrappers)
   // The exit slots of the block that returned to try_run from its end (nullptr: it left elsewhere): where

@@ -3061,9 +3061,10 @@ void JitEngine::add_core(Core& core) {
     auto at = [base](const void* member) {
       return static_cast<int32_t>(static_cast<const char*>(member) - base);
     };
-    im.baseline_compiler = std::make_unique<baseline::Compiler>(baseline::Layout{
-        at(&core.cur_insn), at(&core.block_done_), at(&core.attention_), at(&core.sp_check_),
-        im.hot_threshold, at(&core.itlb_), &Core::before_flagged, &Core::after_exclusive_load});
+    im.baseline_compiler = std::make_unique<baseline::Compiler>(
+        baseline::Layout{at(&core.cur_insn), at(&core.block_done_), at(&core.attention_), at(&core.sp_check_),
+                         at(&core.baseline_done_), im.hot_threshold, at(&core.itlb_), &Core::before_flagged,
+                         &Core::after_exclusive_load});
     if (im.perf_map) {
       size_t k = 0;
       for (auto [at_, size] : im.baseline_compiler->support())

@@ -45,6 +45,23 @@ size_t kept_bytes(const st::Section& s) {
   return s.size;
 }
 
+// The calls in the part of a stencil that is copied (every reference to a helper or to support code is a
+// call: stencils.py table's stencils hold no other), if each goes to a helper whose arguments hold the State
+// (st::kExternalStateArg), so that a thunk can store what helpers read; 0 if any does not.
+size_t thunked_calls_in(const st::Section& s) {
+  const size_t kept = kept_bytes(s);
+  size_t n = 0;
+  for (uint32_t k = 0; k < s.relocs; ++k) {
+    const st::Reloc& r = st::kRelocs[s.first_reloc + k];
+    if (r.offset >= kept) continue;
+    if (r.kind == st::kSection) return 0;
+    if (r.kind != st::kExternal) continue;
+    if (r.index >= st::kNumExternals || !st::kExternalStateArg[r.index]) return 0;
+    ++n;
+  }
+  return n;
+}
+
 // Little writers of the glue between stencils (x86-64 encodings).
 struct Out {
   uint8_t* p;
@@ -202,7 +219,7 @@ bool Compiler::place_support() {
 // Applies section `section`'s relocations to its copy at `code`: holes get this instruction's values,
 // continuations the block's places (nullptr in support code, which has none).
 bool Compiler::relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t word, uint8_t* next,
-                        uint8_t* fault, uint8_t* exit) {
+                        uint8_t* fault, uint8_t* exit, uint8_t* const* calls_to) {
   const st::Section& s = st::kSections[section];
   const size_t kept = next ? kept_bytes(s) : s.size;
   for (uint32_t k = 0; k < s.relocs; ++k) {
@@ -254,6 +271,10 @@ bool Compiler::relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t w
     default:
       return false;
     }
+    if (calls_to && calls_to[k]) {
+      if (r.type != st::kPc32) return false;
+      target = reinterpret_cast<uint64_t>(calls_to[k]);
+    }
     const uint64_t v = target + static_cast<uint64_t>(r.addend);
     switch (r.type) {
     case st::kAbs64:
@@ -298,14 +319,17 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
   struct Piece {
     const st::Stencil* stencil;
     bool sp_check, exclusive;
+    size_t thunks; // calls that go through a thunk (thunked_calls_in), 0: the glue stores before it
+    std::vector<uint8_t*> calls_to;            // per relocation of such a stencil: its call's thunk
     size_t code, after, fault, exit, sp_fault; // offsets in the block's code
   };
   std::vector<Piece> pieces(n);
-  // Sizes: entry 25, epilogue 15; glue before: PC 17, word and block_done_ 26, SP test 24; after: attention
-  // test 13, load-exclusive 23; stubs: fault 15, exit 10 (+22 storing PC; a branch's exit
-  // is a linkable one), SP fault 48; a linkable exit at most 265 and its slot 64 (+8 alignment).
-  constexpr size_t kLinkable = 265 + kSlotBytes + 8;
-  size_t size = 25 + 15;
+  // Sizes: entry 25 (+7 keeping `done`), epilogue 15; glue before: PC 17, word and block_done_ 26 (where no
+  // thunks store them), SP test 24; after: attention test 13, load-exclusive 23; stubs: fault 15, exit 10
+  // (+22 storing PC; a branch's exit is a linkable one), SP fault 48 + 43 (PC, the word, block_done_), a
+  // call's thunk at most 59; a linkable exit at most 265 and its slot 64 (+8 alignment).
+  constexpr size_t kLinkable = 265 + kSlotBytes + 8, kThunk = 59;
+  size_t size = 25 + 7 + 15;
   for (uint32_t i = 0; i < n; ++i) {
     const Core::PredecodedInsn& d = insns[i];
     auto it = by_exec_.find(reinterpret_cast<const void*>(d.exec));
@@ -325,13 +349,14 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     if ((d.info & kFlagUnpriv) && ((d.insn >> 10) & 3) == 2) return nullptr; // EL0 permissions: not here
     p.sp_check = (d.info & kFlagSpBase) && ((d.insn >> 5) & 31) == 31;
     p.exclusive = (d.info & kFlagExclLoad) != 0;
-    if (p.stencil->reads_pc || p.stencil->calls) size += 17;
-    if (p.stencil->calls) size += 26;
+    p.thunks = p.stencil->calls ? thunked_calls_in(st::kSections[p.stencil->section]) : 0;
+    if (p.stencil->reads_pc || (p.stencil->calls && !p.thunks)) size += 17;
+    if (p.stencil->calls) size += p.thunks ? kThunk * p.thunks : 26;
     if (p.sp_check) size += 24;
     size += kept_bytes(st::kSections[p.stencil->section]);
     if (p.stencil->calls && !p.stencil->branching) size += 13;
     if (p.exclusive) size += 23;
-    size += 15 + 10 + 22 + (p.sp_check ? 48 : 0) + (p.stencil->branching ? kLinkable : 0);
+    size += 15 + 10 + 22 + (p.sp_check ? 48 + 43 : 0) + (p.stencil->branching ? kLinkable : 0);
   }
   size += 17 + kLinkable; // the end: PC after the last instruction, and a linkable exit
   uint8_t* const code = allocate(size);
@@ -349,8 +374,11 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
   uint8_t* const epilogue = o.p;
   o.b({0x48, 0x83, 0xc4, 0x10});                                           // add rsp, 16
   o.b({0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5b, 0x5d, 0xc3}); // pop r15 .. rbp; ret
-  // Where a link from another block enters (its frame is this one's).
+  // Where a link from another block enters (its frame is this one's). `done` is kept where the thunks of
+  // the block's calls read it (r12 need not hold it inside a stencil).
   if (o.p != code + kLinkedEntry) std::abort();
+  o.b({0x4d, 0x89, 0xa5}); // mov [r13 + block_base], r12
+  o.u32(static_cast<uint32_t>(layout_.block_base));
   // PC is the block's start when it is entered, and only its low half changes inside the block (a block
   // stays within an aligned 256-byte region), so a 32-bit store does unless the end is the next 4 GiB.
   auto store_pc = [&](Out& w, uint64_t pc) {
@@ -466,8 +494,10 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     Piece& p = pieces[i];
     const st::Stencil& sten = *p.stencil;
     const uint64_t pc = va + 4ull * i;
-    if (sten.reads_pc || sten.calls) store_pc(o, pc);
-    if (sten.calls) {
+    // What helpers read is stored by the thunks of the stencil's calls where it has them (below: on its slow
+    // paths only), else here.
+    if (sten.reads_pc || (sten.calls && !p.thunks)) store_pc(o, pc);
+    if (sten.calls && !p.thunks) {
       o.b({0x41, 0xc7, 0x85}); // mov dword [r13 + cur_insn], word
       o.u32(static_cast<uint32_t>(layout_.cur_insn));
       o.u32(d.insn);
@@ -514,6 +544,53 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
   for (uint32_t i = 0; i < n; ++i) {
     const Core::PredecodedInsn& d = insns[i];
     Piece& p = pieces[i];
+    // A thunk per helper the stencil calls, which its calls go to: PC, the word and block_done_ (`done` +
+    // i), stored off the register the helper takes the State in (rdi or rsi; r13 need not hold it inside
+    // a stencil), then a jump to the helper (rax is no argument of a call).
+    if (p.thunks) {
+      const st::Section& s = st::kSections[p.stencil->section];
+      const size_t kept = kept_bytes(s);
+      p.calls_to.assign(s.relocs, nullptr);
+      std::vector<std::pair<uint32_t, uint8_t*>> made; // external, its thunk
+      for (uint32_t k = 0; k < s.relocs; ++k) {
+        const st::Reloc& r = st::kRelocs[s.first_reloc + k];
+        if (r.offset >= kept || r.kind != st::kExternal) continue;
+        for (auto [e, t] : made)
+          if (e == r.index) p.calls_to[k] = t;
+        if (p.calls_to[k]) continue;
+        p.calls_to[k] = o.p;
+        made.emplace_back(r.index, o.p);
+        // ModRM of [rdi + disp32] / [rsi + disp32] with reg field 0 (rax, or an immediate's /0).
+        const uint8_t base = st::kExternalStateArg[r.index] == 2 ? 0x86 : 0x87;
+        const uint64_t pc_i = va + 4ull * i;
+        if ((pc_i >> 32) == (va >> 32)) {
+          o.b({0xc7, base}); // mov dword [state + PC], pc (as store_pc)
+          o.u32(pc_off);
+          o.u32(static_cast<uint32_t>(pc_i));
+        } else {
+          o.movabs_rax(pc_i);
+          o.b({0x48, 0x89, base}); // mov [state + PC], rax
+          o.u32(pc_off);
+        }
+        o.b({0xc7, base}); // mov dword [state + cur_insn], word
+        o.u32(static_cast<uint32_t>(layout_.cur_insn));
+        o.u32(d.insn);
+        o.b({0x48, 0x8b, base}); // mov rax, [state + block_base]
+        o.u32(static_cast<uint32_t>(layout_.block_base));
+        o.b({0x48, 0x05}); // add rax, i
+        o.u32(i);
+        o.b({0x48, 0x89, base}); // mov [state + block_done], rax
+        o.u32(static_cast<uint32_t>(layout_.block_done));
+        const auto* helper = static_cast<const uint8_t*>(st::kExternals[r.index]);
+        if (fits_i32(static_cast<int64_t>(reinterpret_cast<uintptr_t>(helper) -
+                                          reinterpret_cast<uintptr_t>(o.p + 5)))) {
+          jmp(o, helper);
+        } else {
+          o.movabs_rax(reinterpret_cast<uint64_t>(helper));
+          o.b({0xff, 0xe0}); // jmp rax
+        }
+      }
+    }
     p.fault = static_cast<size_t>(o.p - code);
     o.movabs_rax(kFaultedBit | i);
     jmp(o, epilogue);
@@ -529,6 +606,15 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     jmp(o, code + p.exit);
     if (p.sp_check) {
       p.sp_fault = static_cast<size_t>(o.p - code);
+      // (Where thunks store them, nothing has stored PC, the word and block_done_ yet.)
+      store_pc(o, va + 4ull * i);
+      o.b({0x41, 0xc7, 0x85}); // mov dword [r13 + cur_insn], word
+      o.u32(static_cast<uint32_t>(layout_.cur_insn));
+      o.u32(d.insn);
+      o.b({0x49, 0x8d, 0x84, 0x24}); // lea rax, [r12 + i] (the glue's r12 is `done`)
+      o.u32(i);
+      o.b({0x49, 0x89, 0x85}); // mov [r13 + block_done], rax
+      o.u32(static_cast<uint32_t>(layout_.block_done));
       o.b({0x4c, 0x89, 0xef}); // mov rdi, r13
       o.b({0xbe});
       o.u32(d.insn);
@@ -568,7 +654,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     const Piece& p = pieces[i];
     // A stencil's "next" is the code after it: its glue, the following instruction's, or the end.
     if (!relocate(code + p.code, p.stencil->section, va + 4ull * i, insns[i].insn, code + p.after,
-                  code + p.fault, code + p.exit)) {
+                  code + p.fault, code + p.exit, p.calls_to.empty() ? nullptr : p.calls_to.data())) {
       release(reinterpret_cast<Fn>(code));
       return nullptr;
     }

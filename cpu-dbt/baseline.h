@@ -9,11 +9,12 @@
 // The semantics are the interpreter's own, generated from archdesc/aarch64.
 //
 // A block's code behaves as Core::run_predecoded with a limit of at least its length, as far as anything
-// can tell: what helpers read (PC, cur_insn, block_done_) is stored before each instruction that reads PC or
-// calls a helper, faults and attention changes are tested after those (nothing else raises or reaches a
-// device), the SP alignment check comes before a load or store with base SP and the monitor's address
-// after a load-exclusive; it stops after a taken branch, an exception, or when the attention flags change.
-// Its ends may be linked to the next block's code (Compiler::link), so one run may go through several.
+// can tell: what helpers read (PC, cur_insn, block_done_) is stored by a thunk of each call an instruction's
+// code makes, before the callee runs (and PC before an instruction that reads it), faults and attention
+// changes are tested after those instructions (nothing else raises or reaches a device), the SP alignment
+// check comes before a load or store with base SP and the monitor's address after a load-exclusive; it stops
+// after a taken branch, an exception, or when the attention flags change. Its ends may be linked to the next
+// block's code (Compiler::link), so one run may go through several.
 //
 // x86-64 hosts with the stencils built (`available()`); elsewhere blocks run through run_predecoded.
 #pragma once
@@ -31,6 +32,7 @@ namespace vplat::cpu::baseline {
 // calls around the instructions that need more than their interpreter function.
 struct Layout {
   int32_t cur_insn = 0, block_done = 0, attention = 0, sp_check = 0;
+  int32_t block_base = 0; // where a block's code keeps `done` (Core::baseline_done_) for its calls' stores
   // Links between blocks (Compiler::link) are followed while the next block's runs stay below this, and
   // where the fetch TLB (Core::itlb_, at this offset) maps the next block's page as when it was read.
   uint32_t hot_runs = 0;
@@ -84,8 +86,9 @@ public:
 private:
   uint8_t* allocate(size_t bytes);
   uint8_t* map_chunk();
+  // `calls_to`: where a call at relocation k goes instead of its target (nullptr: to the target).
   bool relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t word, uint8_t* next, uint8_t* fault,
-                uint8_t* exit);
+                uint8_t* exit, uint8_t* const* calls_to = nullptr);
   bool place_support();
 
   Layout layout_;

@@ -45,6 +45,9 @@ extern const uint8_t kBytes[];
 extern const Section kSections[];
 extern const Reloc kRelocs[];
 extern const void* const kExternals[];
+// Per external: the argument register that holds the State when a stencil calls it (1: rdi, 2: rsi), for
+// the memory helpers' slow paths; 0 for the others.
+extern const uint8_t kExternalStateArg[];
 extern const Stencil kStencils[];
 extern const size_t kNumStencils, kNumSections, kNumExternals;
 

@@ -263,6 +263,16 @@ class Obj:
         return d[base + off:end].decode()
 
 
+# The helpers whose calls a block's code sends through a thunk that stores what helpers read (PC, the word,
+# block_done_) first (baseline.cpp): the memory accesses' slow paths, Core members (`this`, the State, in
+# rdi), and the monitor's store test (a CoreGroup member taking the Core in rsi). Mangled names.
+STATE_ARG = {
+    "_ZN5vplat3cpu4Core9read_slowEmj": 1,
+    "_ZN5vplat3cpu4Core10write_slowEmjm": 1,
+    "_ZN5vplat3cpu9CoreGroup8store_toERNS0_4CoreEmm": 2,
+}
+
+
 def cmd_table(out, objs):
     # Every section a stencil reaches (its own, and the functions and constants it refers to), once per object.
     sections = []  # (bytes, align, relocs) ; relocs: (offset, kind, target, addend)
@@ -376,6 +386,9 @@ def cmd_table(out, objs):
     w.append(f"const void* const kExternals[{max(1, len(externals))}] = {{")
     for name, i in externals.items():
         w.append(f"  vplat_stencil_ext_{i},")
+    w.append("};")
+    w.append(f"const uint8_t kExternalStateArg[{max(1, len(externals))}] = {{")
+    w.append("  " + ", ".join(str(STATE_ARG.get(name, 0)) for name in externals) + ("," if externals else "0"))
     w.append("};")
     w.append(f"const Stencil kStencils[{max(1, len(stencils))}] = {{")
     for name, flavour, calls, sec, not31, is31 in stencils:

@@ -2,8 +2,10 @@
 // and as baseline code (Jit.PreDecodedBlocksTakeTheSameStepsAsTheInterpreter): loads and stores off SP
 // with SCTLR_EL1.SA set, SP misaligned on every other iteration (SP alignment faults); LDTR/STTR, which
 // take EL0's permissions (a fault on an EL1-only page); and an exclusive pair, whose load records the
-// monitor's physical address (seen only by other cores: with one, the pair succeeds either way). The
-// handler logs each fault and skips the instruction. The program builds its own tables: VA 0..2 MiB
+// monitor's physical address (seen only by other cores: with one, the pair succeeds either way); and a
+// plain load and store that take translation faults (their ELR, ESR and FAR come from what the block's code
+// stores before the memory helpers run: in baseline code, the thunks of their slow paths). The handler logs
+// each fault and skips the instruction. The program builds its own tables: VA 0..2 MiB
 // identity for EL1 only, 2..4 MiB identity for EL0 and EL1.
   .include "common.inc"
 main:
@@ -24,6 +26,7 @@ main:
   isb
   movz x1, #0x30, lsl #16       // data EL0 may use
   movz x4, #0x18, lsl #16       // data only EL1 may use
+  movz x14, #0x80, lsl #16      // 8 MiB: nothing maps it
   mov x9, #0
   mov x10, #0
 1:
@@ -38,6 +41,9 @@ main:
   add x10, x10, x7
   ldtr x8, [x4]                 // a permission fault: EL0 may not read there
   add x10, x10, x8
+  ldr x8, [x14, x9, lsl #3]     // a translation fault
+  add x10, x10, x8
+  str x9, [x14, #8]             // and a store's
   add x11, x1, #0x100
   ldxr x12, [x11]
   add x12, x12, #1
