@@ -530,6 +530,19 @@ extern "C" uint64_t vplat_th_end(State* s, const Insn* d, uint64_t n, uint64_t e
     VPLAT_THREADED_TAKEN(npc)                                                                        \\
     VPLAT_THREADED_NEXT(npc);                                                                        \\
   }
+// The same for a function whose only calls are the memory helpers' slow paths (loads and stores):
+// stencils.py threaded-ghc sends those calls to wrappers (vplat_thw_*, stencils/threaded_entry.cpp) that
+// store PC, the word, block_done_ and NPC first, so the fast path stores nothing (PC only for a function
+// that reads it); the fault and attention tests stay.
+#define VPLAT_THREADED_MEM_STRAIGHT(fn, reads_pc)                                                    \\
+  VPLAT_THREADED_HANDLER(mem_##fn) {                                                                \\
+    if constexpr (reads_pc) s->PC = pc;                                                             \\
+    __builtin_assume(s->EXC == 0);                                                                   \\
+    fn(*s, d->insn);                                                                                 \\
+    if (__builtin_expect(s->EXC != 0, 0)) return n | kFaulted; /* (a wrapper stored PC) */          \\
+    if (__builtin_expect(n + 1 == end || attention_changed(s, attention), 0)) VPLAT_THREADED_LEAVE(pc + 4) \\
+    VPLAT_THREADED_NEXT(pc + 4);                                                                     \\
+  }
 // A load or store whose base is SP (Rn = 31: Core::predecode keeps kFlagSpBase only then) checks SP's alignment
 // first where SCTLR_EL1.SA/SA0 asks for it, then goes on as the function's handler.
 #define VPLAT_THREADED_SP_BASE(fn)                                                                   \\
@@ -580,6 +593,8 @@ def cmd_threaded(out, src):
         pc = "true" if reads_pc else "false"
         lines.append(f"VPLAT_THREADED_{kind}({name})")
         lines.append(f"VPLAT_THREADED_PURE_{kind}({name}, {pc})")
+        if kind == "STRAIGHT":
+            lines.append(f"VPLAT_THREADED_MEM_STRAIGHT({name}, {pc})")
         if sp_base:
             lines.append(f"VPLAT_THREADED_SP_BASE({name})")
         for is31 in [-1] + one31:
@@ -589,6 +604,8 @@ def cmd_threaded(out, src):
             lines.append("[[gnu::always_inline]] " + copy_text)
             lines.append(f"VPLAT_THREADED_{kind}({copy})")
             lines.append(f"VPLAT_THREADED_PURE_{kind}({copy}, {pc})")
+            if kind == "STRAIGHT":
+                lines.append(f"VPLAT_THREADED_MEM_STRAIGHT({copy}, {pc})")
             if sp_base and is31 == 5:  # SP is the base: its alignment test, then the copy
                 lines.append(f"VPLAT_THREADED_SP_BASE({copy})")
     lines.append("\n} // namespace vplat::gen::aarch64\n")
@@ -614,38 +631,97 @@ def calls_anything(body):
     return False
 
 
+# The memory helpers' slow paths (mangled; a64_memory_helpers.h) and the wrappers a mem_ handler calls
+# instead, with the handler's pc, d and n after their arguments (stencils/threaded_entry.cpp).
+MEMORY_HELPERS = {
+    "_ZN5vplat3cpu4Core9read_slowEmj": ("vplat_thw_read_slow", "i64 (ptr, i64, i32, i64, ptr, i64)"),
+    "_ZN5vplat3cpu4Core10write_slowEmjm": ("vplat_thw_write_slow", "void (ptr, i64, i32, i64, i64, ptr, i64)"),
+    "_ZN5vplat3cpu9CoreGroup8store_toERNS0_4CoreEmm": ("vplat_thw_store_to", "void (ptr, ptr, i64, i64, i64, ptr, i64)"),
+}
+HELPER_CALL = re.compile(r"call ((?:noundef )?(?:i64|void)) @(%s)\((.*)\)" % "|".join(MEMORY_HELPERS))
+PARAMS = re.compile(r"\(ptr [^,]*?(%\w+), ptr [^,]*?(%\w+), i64 [^,]*?(%\w+), i64 [^,]*?%\w+, i32 [^,]*?%\w+, "
+                    r"i64 [^,]*?(%\w+)\)")
+
+
+def memory_calls_only(body):
+    """Whether every call a function's IR makes (as calls_anything counts them) is a memory helper's."""
+    for line in body.splitlines():
+        m = CALL.search(line)
+        if not m or "musttail call" in line:
+            continue
+        if m.group(1).startswith("@llvm.") and not m.group(1).startswith("@llvm.mem"):
+            continue
+        if m.group(1)[1:] not in MEMORY_HELPERS:
+            return False
+    return True
+
+
+def to_wrappers(body):
+    """A mem_ handler's IR with its memory helper calls made to the wrappers, passing pc, d and n on."""
+    m = PARAMS.search(body.split("\n", 1)[0])
+    if not m:
+        sys.exit("a mem_ handler's parameters are not (s, d, n, end, attention, pc): " + body.split("\n", 1)[0])
+    s_, d, n, pc = m.groups()
+    return HELPER_CALL.sub(lambda c: f"call {c.group(1)} @{MEMORY_HELPERS[c.group(2)][0]}({c.group(3)}, "
+                                     f"i64 {pc}, ptr {d}, i64 {n})", body)
+
+
 def choose_pure(text):
     """Each pure_ handler (VPLAT_THREADED_PURE_*) whose code calls nothing replaces the handler of its name;
-    the others are dropped. Returns the text and how many replaced theirs."""
+    else a mem_ handler (VPLAT_THREADED_MEM_*) whose only calls are the memory helpers' replaces it, its calls
+    sent to the wrappers; the others are dropped. Returns the text and how many handlers each replaced."""
     defs = {m.group(1): m for m in DEFINE.finditer(text)}
-    drop, rename = [], {}
+    drop, rename, edit = [], {}, {}
     for name, m in defs.items():
-        if not name.startswith("vplat_th_pure_"):
+        for kind in ("pure_", "mem_"):
+            if not name.startswith("vplat_th_" + kind):
+                continue
+            full = "vplat_th_" + name[len("vplat_th_" + kind):]
+            if full not in defs:
+                sys.exit(f"{name} has no handler {full}")
+    for full, m in defs.items():
+        if full.startswith(("vplat_th_pure_", "vplat_th_mem_")):
             continue
-        full = "vplat_th_" + name[len("vplat_th_pure_"):]
-        if full not in defs:
-            sys.exit(f"{name} has no handler {full}")
-        if calls_anything(m.group(0)):
-            drop.append(m)
+        pure, mem = defs.get("vplat_th_pure_" + full[9:]), defs.get("vplat_th_mem_" + full[9:])
+        if pure and not calls_anything(pure.group(0)):
+            chosen = pure
+        elif mem and memory_calls_only(mem.group(0)):
+            chosen = mem
+            edit[mem.start()] = to_wrappers(mem.group(0))
         else:
-            drop.append(defs[full])
-            rename[name] = full
-    for m in sorted(drop, key=lambda m: m.start(), reverse=True):
-        text = text[:m.start()] + text[m.end():]
+            chosen = None
+        for m2 in (pure, mem):
+            if m2 and m2 is not chosen:
+                drop.append(m2)
+        if chosen:
+            drop.append(m)
+            rename[chosen.group(1)] = full
+    pieces, at = [], 0
+    dropped = {m.start() for m in drop}
+    for m in sorted(defs.values(), key=lambda m: m.start()):
+        pieces.append(text[at:m.start()])
+        if m.start() not in dropped:
+            pieces.append(edit.get(m.start(), m.group(0)))
+        at = m.end()
+    pieces.append(text[at:])
+    text = "".join(pieces)
     if rename:
-        text = re.sub(r"@(vplat_th_pure_[\w.]+)\b", lambda m: "@" + rename.get(m.group(1), m.group(1)), text)
-    if "@vplat_th_pure_" in text:
-        sys.exit("a dropped pure_ handler is still named")
-    return text, len(rename)
-
+        text = re.sub(r"@(vplat_th_(?:pure|mem)_[\w.]+)\b", lambda m: "@" + rename.get(m.group(1), m.group(1)), text)
+    if re.search(r"@vplat_th_(?:pure|mem)_", text):
+        sys.exit("a dropped pure_ or mem_ handler is still named")
+    for w, sig in MEMORY_HELPERS.values():
+        if f"@{w}(" in text and not re.search(r"^define [^\n]*@%s\(" % w, text, re.M):
+            text += f"declare {sig.split(' ', 1)[0]} @{w}{sig.split(' ', 1)[1]}\n"
+    pure = sum(1 for k in rename if k.startswith("vplat_th_pure_"))
+    return text, (pure, len(rename) - pure)
 
 
 def cmd_threaded_ghc(out, src):
     """Gives the handlers, and every call through a handler pointer, LLVM's GHC calling convention: no
     callee-saved registers, so that a handler's fast path pushes and pops nothing (only its calls of helpers
     save what they need)."""
-    text, pure = choose_pure(open(src).read())
-    text = f"; {pure} handlers of functions that call nothing\n" + text
+    text, (pure, mem) = choose_pure(open(src).read())
+    text = f"; {pure} handlers of functions that call nothing, {mem} of ones that call only memory helpers\n" + text
     text = re.sub(r"^define (dso_local )?i64 @vplat_th_", r"define \1ghccc i64 @vplat_th_", text, flags=re.M)
     text = re.sub(r"^declare (dso_local )?i64 @vplat_th_", r"declare \1ghccc i64 @vplat_th_", text, flags=re.M)
     text = HANDLER_CALL.sub(r"call ghccc \1i64 \2(\3)", text)
