@@ -16,7 +16,9 @@
 // where it ends. Between those points the guest PC travels in a register (the handlers' `pc`), and the
 // handler of a function that calls nothing (chosen at build time from its compiled code: stencils.py
 // threaded-ghc) stores only what the function itself reads (PC, for ADR or BL) and tests only the budget:
-// nothing it does can raise, reach a device or change the attention flags. Loads and stores off SP test its
+// nothing it does can raise, reach a device or change the attention flags; that of a load or store stores
+// them in wrappers of the memory helpers' slow paths it calls (stencils/threaded_entry.cpp, vplat_thw_*)
+// instead of before its fast path. Loads and stores off SP test its
 // alignment first; the other instructions with kAroundFlags (LDTR/STTR, load-exclusive) take the shared
 // handler kFlagged, which does the Core's work around them.
 //
