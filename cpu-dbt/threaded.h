@@ -18,9 +18,9 @@
 // threaded-ghc) stores only what the function itself reads (PC, for ADR or BL) and tests only the budget:
 // nothing it does can raise, reach a device or change the attention flags; that of a load or store stores
 // them in wrappers of the memory helpers' slow paths it calls (stencils/threaded_entry.cpp, vplat_thw_*)
-// instead of before its fast path. Loads and stores off SP test its
-// alignment first; the other instructions with kAroundFlags (LDTR/STTR, load-exclusive) take the shared
-// handler kFlagged, which does the Core's work around them.
+// instead of before its fast path. Loads and stores off SP test its alignment first; the other instructions
+// with kAroundFlags (LDTR/STTR, load-exclusive) take the shared handler kFlagged, which does the Core's work
+// around them.
 //
 // A list ends in one more entry, whose handler (kEnd) is reached after the block's last instruction and after
 // any taken branch. It goes on into the list of the block that followed this one last, where the JIT engine's
