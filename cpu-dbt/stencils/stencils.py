@@ -618,17 +618,18 @@ DEFINE = re.compile(r"^define [^\n]*@(vplat_th_[\w.]+)\(.*?^}\n", re.M | re.S)
 CALL = re.compile(r"\b(?:call|invoke)\b[^@%\n]*([@%][\w.$\"]+)")
 
 
-def calls_anything(body):
-    """Whether a function's IR calls anything but LLVM intrinsics (memory intrinsics count: they may become
-    calls) and the handlers it jumps to."""
+def callees(body):
+    """What a function's IR calls besides LLVM intrinsics (memory intrinsics count: they may become calls) and
+    the handlers it jumps to: the set of names (with @ or %)."""
+    out = set()
     for line in body.splitlines():
         m = CALL.search(line)
         if not m or "musttail call" in line:
             continue
         if m.group(1).startswith("@llvm.") and not m.group(1).startswith("@llvm.mem"):
             continue
-        return True
-    return False
+        out.add(m.group(1))
+    return out
 
 
 # The memory helpers' slow paths (mangled; a64_memory_helpers.h) and the wrappers a mem_ handler calls
@@ -641,19 +642,6 @@ MEMORY_HELPERS = {
 HELPER_CALL = re.compile(r"call ((?:noundef )?(?:i64|void)) @(%s)\((.*)\)" % "|".join(MEMORY_HELPERS))
 PARAMS = re.compile(r"\(ptr [^,]*?(%\w+), ptr [^,]*?(%\w+), i64 [^,]*?(%\w+), i64 [^,]*?%\w+, i32 [^,]*?%\w+, "
                     r"i64 [^,]*?(%\w+)\)")
-
-
-def memory_calls_only(body):
-    """Whether every call a function's IR makes (as calls_anything counts them) is a memory helper's."""
-    for line in body.splitlines():
-        m = CALL.search(line)
-        if not m or "musttail call" in line:
-            continue
-        if m.group(1).startswith("@llvm.") and not m.group(1).startswith("@llvm.mem"):
-            continue
-        if m.group(1)[1:] not in MEMORY_HELPERS:
-            return False
-    return True
 
 
 def to_wrappers(body):
@@ -683,9 +671,9 @@ def choose_pure(text):
         if full.startswith(("vplat_th_pure_", "vplat_th_mem_")):
             continue
         pure, mem = defs.get("vplat_th_pure_" + full[9:]), defs.get("vplat_th_mem_" + full[9:])
-        if pure and not calls_anything(pure.group(0)):
+        if pure and not callees(pure.group(0)):
             chosen = pure
-        elif mem and memory_calls_only(mem.group(0)):
+        elif mem and all(c[1:] in MEMORY_HELPERS for c in callees(mem.group(0))):
             chosen = mem
             edit[mem.start()] = to_wrappers(mem.group(0))
         else:
