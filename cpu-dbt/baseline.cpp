@@ -336,9 +336,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     if (it == by_exec_.end()) return nullptr;
     Piece& p = pieces[i];
     const Choice& c = it->second;
-    uint32_t at31 = 0; // the lsbs of the fields at `c.lsbs` that hold 31
-    for (uint32_t lsbs = c.lsbs; lsbs; lsbs &= lsbs - 1)
-      if (((d.insn >> __builtin_ctz(lsbs)) & 31) == 31) at31 |= lsbs & -lsbs;
+    const uint32_t at31 = threaded::fields_at_31(c.lsbs, d.insn);
     int32_t k = c.any;
     if (c.not31 >= 0 && !at31)
       k = c.not31;

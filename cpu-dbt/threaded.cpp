@@ -14,20 +14,12 @@ const Entry* entry_of(a64::ExecFn exec) {
   auto it = by_exec->find(exec);
   return it == by_exec->end() ? nullptr : it->second;
 }
-
-// The lsbs of `e`'s open 5-bit fields that hold 31 in `word`.
-uint32_t fields_at_31(const Entry& e, uint32_t word) {
-  uint32_t at31 = 0;
-  for (uint32_t lsbs = e.lsbs; lsbs; lsbs &= lsbs - 1)
-    if (((word >> __builtin_ctz(lsbs)) & 31) == 31) at31 |= lsbs & -lsbs;
-  return at31;
-}
 } // namespace
 
 Handler sp_base_handler_for(a64::ExecFn exec, uint32_t word) {
   const Entry* e = entry_of(exec);
   if (!e) return nullptr;
-  return fields_at_31(*e, word) == 1u << 5 && e->sp_rn31 ? e->sp_rn31 : e->sp_base;
+  return fields_at_31(e->lsbs, word) == 1u << 5 && e->sp_rn31 ? e->sp_rn31 : e->sp_base;
 }
 
 Handler handler_for(a64::ExecFn exec, uint32_t word) {
@@ -35,7 +27,7 @@ Handler handler_for(a64::ExecFn exec, uint32_t word) {
   if (!found) return nullptr;
   const Entry& e = *found;
   if (!e.not31) return e.handler;
-  const uint32_t at31 = fields_at_31(e, word);
+  const uint32_t at31 = fields_at_31(e.lsbs, word);
   if (!at31) return e.not31;
   if (at31 == 1u << 0 && e.one31[0]) return e.one31[0];
   if (at31 == 1u << 5 && e.one31[1]) return e.one31[1];

@@ -103,6 +103,15 @@ struct Layout {
   uint32_t tlb_entries = 0, tlb_entry_bytes = 0, tlb_fetch = 0, tlb_pa = 0;
 };
 
+// Of the 5-bit fields at `lsbs` (a bit per field's lsb), those that hold 31 in `word`: which copy of a
+// function's handler (and of its baseline stencil) fits the word.
+inline uint32_t fields_at_31(uint32_t lsbs, uint32_t word) {
+  uint32_t at31 = 0;
+  for (; lsbs; lsbs &= lsbs - 1)
+    if (((word >> __builtin_ctz(lsbs)) & 31) == 31) at31 |= lsbs & -lsbs;
+  return at31;
+}
+
 // The handler compiled for an interpreter function running `word`, nullptr if none was (no clang at build
 // time, or a function the generated interpreter files do not hold): the copy that assumes no open 5-bit field
 // is 31 where none is, or that the one at lsb 0 or 5 alone is where that holds.
