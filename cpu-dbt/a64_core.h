@@ -492,6 +492,13 @@ struct CoreLayout {
       .tlb_fetch = offsetof(Core::TlbEntry, fetch),
       .tlb_pa = offsetof(Core::TlbEntry, pa),
   };
+  // What a threaded handler stores before a call (helpers read them): PC, the word, block_done_ (`n`) and NPC.
+  static void store_before_call(a64::State* s, uint64_t pc, uint32_t word, uint64_t n) {
+    s->PC = pc;
+    *reinterpret_cast<uint32_t*>(reinterpret_cast<char*>(s) + kThreaded.cur_insn) = word;
+    *reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(s) + kThreaded.block_done) = n;
+    s->NPC = pc + 4;
+  }
   static_assert(offsetof(Core, PC) == offsetof(a64::State, PC));
   static_assert(sizeof(Core::el_) == sizeof(uint32_t) &&
                 sizeof(Core::itlb_[0]) == Core::kTlbSize * sizeof(Core::TlbEntry));

@@ -468,10 +468,7 @@ extern "C" uint64_t vplat_th_end(State* s, const Insn* d, uint64_t n, uint64_t e
                                       uint64_t pc)
 #define VPLAT_THREADED_RUN(fn)                                                                       \\
   const uint32_t word = d->insn; /* once: the stores below might alias it as far as the compiler knows */ \\
-  s->PC = pc;                                                                                        \\
-  at<uint32_t>(s, kLayout.cur_insn) = word;                                                          \\
-  at<uint64_t>(s, kLayout.block_done) = n;                                                           \\
-  s->NPC = pc + 4;                                                                                   \\
+  vplat::cpu::CoreLayout::store_before_call(s, pc, word, n);                                         \\
   __builtin_assume(s->EXC == 0); /* a run goes on only while no instruction raised */                \\
   fn(*s, word);                                                                                      \\
   if (__builtin_expect(s->EXC != 0, 0)) return n | kFaulted;

@@ -26,32 +26,23 @@ namespace {
 template <typename T> T& at(a64::State* s, int32_t off) {
   return *reinterpret_cast<T*>(reinterpret_cast<char*>(s) + off);
 }
-
-// What a handler stores before a call (PC, the word, block_done_, NPC), for the wrappers below.
-inline void before_call(a64::State* s, uint64_t pc, const Insn* d, uint64_t n) {
-  constexpr Layout l = CoreLayout::kThreaded;
-  s->PC = pc;
-  at<uint32_t>(s, l.cur_insn) = d->insn;
-  at<uint64_t>(s, l.block_done) = n;
-  s->NPC = pc + 4;
-}
 } // namespace
 
 // The memory helpers' slow paths as the handlers of loads and stores call them (stencils.py threaded-ghc
 // sends their calls here, with the handler's pc, d and n): what helpers read is stored on the slow path only.
 extern "C" uint64_t vplat_thw_read_slow(Core* c, uint64_t addr, uint32_t size, uint64_t pc, const Insn* d,
                                         uint64_t n) {
-  before_call(c, pc, d, n);
+  CoreLayout::store_before_call(c, pc, d->insn, n);
   return c->read_slow(addr, size);
 }
 extern "C" void vplat_thw_write_slow(Core* c, uint64_t addr, uint32_t size, uint64_t value, uint64_t pc,
                                      const Insn* d, uint64_t n) {
-  before_call(c, pc, d, n);
+  CoreLayout::store_before_call(c, pc, d->insn, n);
   c->write_slow(addr, size, value);
 }
 extern "C" void vplat_thw_store_to(CoreGroup* g, Core* c, uint64_t pa, uint64_t size, uint64_t pc,
                                    const Insn* d, uint64_t n) {
-  before_call(c, pc, d, n);
+  CoreLayout::store_before_call(c, pc, d->insn, n);
   g->store_to(*c, pa, size);
 }
 
