@@ -26,8 +26,21 @@ constexpr size_t class_bytes(unsigned c) {
 // In front of a block's code: its size class (byte 0) and the number of times that memory's code was retired
 // (bytes 8-15; the memory is never unmapped while the compiler lives, so a stale link may read it).
 constexpr size_t kHeader = 16;
-// A linkable exit's slot: va, gen, code, block, insns, len, runs, pa_page (8 bytes each; Compiler::link).
+// A linkable exit's slot (Compiler::link fills it, the shared exit reads it): the target's va, its code's
+// retirements when linked (gen), its linked entry (code), its block and instructions (8 bytes each), its
+// length and this exit's instruction count (4 bytes each), the target's runs counter and physical page.
 constexpr size_t kSlotBytes = 64;
+enum SlotField : uint8_t {
+  kSlotVa = 0,
+  kSlotGen = 8,
+  kSlotCode = 16,
+  kSlotBlock = 24,
+  kSlotInsns = 32,
+  kSlotLen = 40,
+  kSlotCount = 44,
+  kSlotRuns = 48,
+  kSlotPage = 56
+};
 // Where a linked block is entered: after its entry (which saves registers and makes the frame) and epilogue.
 constexpr size_t kLinkedEntry = 25 + 15;
 
@@ -104,7 +117,7 @@ Compiler::Compiler(const Layout& layout) : layout_(layout) {
       c.one31[sten.is31 == 5] = k;
     if (sten.not31) c.lsbs = sten.not31;
   }
-  ok_ = place_support();
+  ok_ = place_support() && place_shared_exits();
 }
 
 Compiler::~Compiler() {
@@ -216,6 +229,89 @@ bool Compiler::place_support() {
   return true;
 }
 
+// The code of the blocks' linkable exits, one per EL (the fetch TLB bank differs), which every exit jumps to
+// with its slot's address in rax: block code stays small, and hot in the host's caches. With the slot of the
+// exit that was taken it either goes on into the block the slot names (see linkable exits in make) or
+// returns that exit's instruction count through the frame every linked block runs in.
+bool Compiler::place_shared_exits() {
+  const auto pc_off = static_cast<uint32_t>(offsetof(a64::State, PC));
+  for (unsigned el = 0; el < 4; ++el) {
+    uint8_t* const at = allocate(256);
+    if (!at) return false;
+    Out w{at};
+    std::vector<uint8_t*> to_ret; // rel32 fields of the jumps to the return
+    auto jcc_ret = [&](uint8_t cc) {
+      w.b({0x0f, cc});
+      to_ret.push_back(w.p);
+      w.u32(0);
+    };
+    static_assert(sizeof(Core::TlbEntry) == 32 && (Core::kTlbSize & (Core::kTlbSize - 1)) == 0);
+    const auto itlb_el = static_cast<uint32_t>(layout_.itlb + el * Core::kTlbSize * sizeof(Core::TlbEntry));
+    w.b({0x48, 0x8b, 0x08}); // mov rcx, [rax + va]
+    w.b({0x49, 0x3b, 0x8d}); // cmp rcx, [r13 + PC]
+    w.u32(pc_off);
+    jcc_ret(0x85);
+    // Where the target is on another page (the slot's physical page is not kSamePage): the fetch TLB entry
+    // of the PC at this EL must have its fetch tag and the target's physical page.
+    w.b({0x48, 0x8b, 0x50, kSlotPage}); // mov rdx, [rax + pa_page]
+    w.b({0x48, 0x83, 0xfa, 0xff});      // cmp rdx, -1
+    w.b({0x74, 0x00});                  // je over the test
+    uint8_t* const tlb_test = w.p;
+    w.b({0x49, 0x89, 0xc8});       // mov r8, rcx
+    w.b({0x49, 0xc1, 0xe8, 0x0c}); // shr r8, 12
+    w.b({0x41, 0x81, 0xe0});       // and r8d, kTlbSize - 1
+    w.u32(Core::kTlbSize - 1);
+    w.b({0x49, 0xc1, 0xe0, 0x05});                   // shl r8, 5
+    w.b({0x48, 0x81, 0xe1, 0x00, 0xf0, 0xff, 0xff}); // and rcx, ~0xfff
+    w.b({0x4b, 0x3b, 0x8c, 0x05});                   // cmp rcx, [r13 + r8 + fetch tag]
+    w.u32(itlb_el + static_cast<uint32_t>(offsetof(Core::TlbEntry, fetch)));
+    jcc_ret(0x85);
+    w.b({0x4b, 0x3b, 0x94, 0x05}); // cmp rdx, [r13 + r8 + physical page]
+    w.u32(itlb_el + static_cast<uint32_t>(offsetof(Core::TlbEntry, pa)));
+    jcc_ret(0x85);
+    tlb_test[-1] = static_cast<uint8_t>(w.p - tlb_test);
+    w.b({0x48, 0x8b, 0x48, kSlotCode}); // mov rcx, [rax + code]
+    w.b({0x48, 0x8b, 0x49, static_cast<uint8_t>(-static_cast<int>(kLinkedEntry + 8))}); // its retirements
+    w.b({0x48, 0x3b, 0x48, kSlotGen}); // cmp rcx, [rax + gen]
+    jcc_ret(0x85);
+    w.b({0x41, 0x39, 0xad}); // cmp [r13 + attention], ebp
+    w.u32(static_cast<uint32_t>(layout_.attention));
+    jcc_ret(0x85);
+    w.b({0x48, 0x8b, 0x4c, 0x24, 0x08}); // mov rcx, [rsp + 8]: the Chain
+    w.b({0x8b, 0x50, kSlotCount});       // mov edx, [rax + count]
+    w.b({0x4c, 0x8b, 0x41, 0x18});       // mov r8, [rcx + left]
+    w.b({0x49, 0x29, 0xd0});             // sub r8, rdx
+    w.b({0x44, 0x8b, 0x48, kSlotLen});   // mov r9d, [rax + len]
+    w.b({0x4d, 0x39, 0xc8});             // cmp r8, r9
+    jcc_ret(0x8c);                       // jl
+    w.b({0x4c, 0x8b, 0x48, kSlotRuns});  // mov r9, [rax + runs]
+    w.b({0x45, 0x8b, 0x11});             // mov r10d, [r9]
+    w.b({0x41, 0xff, 0xc2});             // inc r10d
+    w.b({0x41, 0x81, 0xfa});             // cmp r10d, hot_runs
+    w.u32(layout_.hot_runs);
+    jcc_ret(0x83);                                         // jae
+    w.b({0x45, 0x89, 0x11});                               // mov [r9], r10d
+    w.b({0x4c, 0x89, 0x41, 0x18});                         // mov [rcx + left], r8
+    w.b({0x48, 0x01, 0x11});                               // add [rcx + before], rdx
+    w.b({0x49, 0x01, 0xd4});                               // add r12, rdx
+    w.b({0x4c, 0x8b, 0x40, kSlotBlock});                   // mov r8, [rax + block]
+    w.b({0x4c, 0x89, 0x41, 0x08});                         // mov [rcx + block], r8
+    w.b({0x4c, 0x8b, 0x40, kSlotInsns});                   // mov r8, [rax + insns]
+    w.b({0x4c, 0x89, 0x41, 0x10});                         // mov [rcx + insns], r8
+    w.b({0x48, 0xc7, 0x41, 0x20, 0x00, 0x00, 0x00, 0x00}); // mov qword [rcx + exit], 0
+    w.b({0xff, 0x60, kSlotCode});                          // jmp [rax + code]
+    for (uint8_t* f : to_ret) Out{f}.rel32(w.p);
+    w.b({0x48, 0x8b, 0x4c, 0x24, 0x08}); // mov rcx, [rsp + 8]
+    w.b({0x48, 0x89, 0x41, 0x20});       // mov [rcx + exit], rax
+    w.b({0x8b, 0x40, kSlotCount});       // mov eax, [rax + count]
+    w.b({0x48, 0x83, 0xc4, 0x10});       // add rsp, 16 (the epilogue of make's frame)
+    w.b({0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5b, 0x5d, 0xc3}); // pop r15 .. rbp; ret
+    if (w.p > at + 256) std::abort();
+    shared_exit_[el] = at;
+  }
+  return true;
+}
+
 // Applies section `section`'s relocations to its copy at `code`: holes get this instruction's values,
 // continuations the block's places (nullptr in support code, which has none).
 bool Compiler::relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t word, uint8_t* next,
@@ -314,8 +410,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
   if (!ok_ || n == 0) return nullptr;
   const auto pc_off = static_cast<uint32_t>(offsetof(a64::State, PC));
   const auto sp_off = static_cast<uint32_t>(offsetof(a64::State, X) + 31 * 8);
-  static_assert(sizeof(Core::TlbEntry) == 32 && (Core::kTlbSize & (Core::kTlbSize - 1)) == 0);
-  const auto itlb_el = static_cast<uint32_t>(layout_.itlb + el * Core::kTlbSize * sizeof(Core::TlbEntry));
+  if (el > 3) return nullptr;
   struct Piece {
     const st::Stencil* stencil;
     bool sp_check, exclusive;
@@ -327,8 +422,8 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
   // Sizes: entry 25 (+7 keeping `done`), epilogue 15; glue before: PC 17, word and block_done_ 26 (where no
   // thunks store them), SP test 24; after: attention test 13, load-exclusive 23; stubs: fault 15, exit 10
   // (+22 storing PC; a branch's exit is a linkable one), SP fault 48 + 43 (PC, the word, block_done_), a
-  // call's thunk at most 59; a linkable exit at most 265 and its slot 64 (+8 alignment).
-  constexpr size_t kLinkable = 265 + kSlotBytes + 8, kThunk = 59;
+  // call's thunk at most 59; a linkable exit at most 19 and its slot 64 (+63 alignment, once).
+  constexpr size_t kLinkable = 19 + kSlotBytes, kThunk = 59;
   size_t size = 25 + 7 + 15;
   for (uint32_t i = 0; i < n; ++i) {
     const Core::PredecodedInsn& d = insns[i];
@@ -356,7 +451,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     if (p.exclusive) size += 23;
     size += 15 + 10 + 22 + (p.sp_check ? 48 + 43 : 0) + (p.stencil->branching ? kLinkable : 0);
   }
-  size += 17 + kLinkable; // the end: PC after the last instruction, and a linkable exit
+  size += 17 + kLinkable + 63; // the end: PC after the last instruction, a linkable exit; slot alignment
   uint8_t* const code = allocate(size);
   if (!code) return nullptr;
   Out o{code};
@@ -377,15 +472,10 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
   if (o.p != code + kLinkedEntry) std::abort();
   o.b({0x4d, 0x89, 0xa5}); // mov [r13 + block_base], r12
   o.u32(static_cast<uint32_t>(layout_.block_base));
-  // PC is the block's start when it is entered, and only its low half changes inside the block (a block
-  // stays within an aligned 256-byte region), so a 32-bit store does unless the end is the next 4 GiB.
+  // All 64 bits, though only the low half changes inside a block: the code after the store reads PC whole
+  // (a branch's stencil, at once), and a load cannot take its value from a narrower store still queued; it
+  // waits for the store to complete (with 32-bit stores ~17% of a small block's time).
   auto store_pc = [&](Out& w, uint64_t pc) {
-    if ((pc >> 32) == (va >> 32)) {
-      w.b({0x41, 0xc7, 0x85}); // mov dword [r13 + PC], pc
-      w.u32(pc_off);
-      w.u32(static_cast<uint32_t>(pc));
-      return;
-    }
     w.movabs_rax(pc);
     w.b({0x49, 0x89, 0x85}); // mov [r13 + PC], rax
     w.u32(pc_off);
@@ -394,96 +484,26 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     w.b({0xe9});
     w.rel32(to);
   };
-  // An exit after `k` instructions with PC set (the end, or a branch taken) that jumps to the block its slot
-  // names when that is still there (generation), where the PC is, the attention flags are unchanged, the
-  // run may retire its instructions too and its runs stay below the first tier's threshold (try_run
-  // counts them otherwise); else it records itself in the Chain (try_run may link it) and returns.
-  std::vector<std::pair<uint8_t*, uint8_t*>> slot_refs; // rel32 fields of RIP-relative slot accesses
-  std::vector<uint8_t*> slots;
+  // An exit after `k` instructions with PC set (the end, or a branch taken): its slot's address in rax, then
+  // the shared exit of the block's EL, which jumps to the block the slot names when that is still there
+  // (generation), where the PC is, the attention flags are unchanged, the run may retire its instructions
+  // too and its runs stay below the first tier's threshold (try_run counts them otherwise); else records
+  // the exit in the Chain (try_run may link it) and returns.
+  std::vector<std::pair<uint8_t*, size_t>> slot_refs; // rel32 fields of RIP-relative slot addresses
+  std::vector<std::pair<uint8_t*, uint32_t>> slots;   // and the slots, with their exits' counts
+  const uint8_t* const shared_exit = shared_exit_[el];
   auto linkable_exit = [&](Out& w, uint32_t k) {
-    const size_t slot_index = slots.size();
-    slots.push_back(nullptr);
-    std::vector<uint8_t*> to_ret;
-    auto slot_field = [&](uint32_t field) {
-      slot_refs.emplace_back(w.p, reinterpret_cast<uint8_t*>(slot_index * kSlotBytes + field));
-      w.u32(0);
-    };
-    auto jcc_ret = [&](uint8_t cc) {
-      w.b({0x0f, cc});
-      to_ret.push_back(w.p);
-      w.u32(0);
-    };
-    w.b({0x48, 0x8b, 0x05}); // mov rax, [slot.va]
-    slot_field(0);
-    w.b({0x49, 0x3b, 0x85}); // cmp rax, [r13 + PC]
-    w.u32(pc_off);
-    jcc_ret(0x85);
-    // Where the target is on another page (the slot's physical page is not kSamePage): the fetch TLB entry
-    // of the PC at this EL must have its fetch tag and the target's physical page.
-    w.b({0x48, 0x8b, 0x15}); // mov rdx, [slot.pa_page]
-    slot_field(56);
-    w.b({0x48, 0x83, 0xfa, 0xff}); // cmp rdx, -1
-    w.b({0x74, 0x00});             // je over the test
-    uint8_t* const tlb_test = w.p;
-    w.b({0x48, 0x89, 0xc1});       // mov rcx, rax
-    w.b({0x48, 0xc1, 0xe9, 0x0c}); // shr rcx, 12
-    w.b({0x81, 0xe1});             // and ecx, kTlbSize - 1
-    w.u32(Core::kTlbSize - 1);
-    w.b({0x48, 0xc1, 0xe1, 0x05});             // shl rcx, 5
-    w.b({0x48, 0x25, 0x00, 0xf0, 0xff, 0xff}); // and rax, ~0xfff
-    w.b({0x49, 0x3b, 0x84, 0x0d});             // cmp rax, [r13 + rcx + fetch tag]
-    w.u32(itlb_el + static_cast<uint32_t>(offsetof(Core::TlbEntry, fetch)));
-    jcc_ret(0x85);
-    w.b({0x49, 0x8b, 0x84, 0x0d}); // mov rax, [r13 + rcx + physical page]
-    w.u32(itlb_el + static_cast<uint32_t>(offsetof(Core::TlbEntry, pa)));
-    w.b({0x48, 0x39, 0xd0}); // cmp rax, rdx
-    jcc_ret(0x85);
-    tlb_test[-1] = static_cast<uint8_t>(w.p - tlb_test);
-    w.b({0x48, 0x8b, 0x05}); // mov rax, [slot.code]
-    slot_field(16);
-    w.b({0x48, 0x8b, 0x40, static_cast<uint8_t>(-static_cast<int>(kLinkedEntry + 8))}); // its retirements
-    w.b({0x48, 0x3b, 0x05});                                                            // cmp rax, [slot.gen]
-    slot_field(8);
-    jcc_ret(0x85);
-    w.b({0x41, 0x39, 0xad}); // cmp [r13 + attention], ebp
-    w.u32(static_cast<uint32_t>(layout_.attention));
-    jcc_ret(0x85);
-    w.b({0x48, 0x8b, 0x4c, 0x24, 0x08}); // mov rcx, [rsp + 8]: the Chain
-    w.b({0x48, 0x8b, 0x41, 0x18});       // mov rax, [rcx + left]
-    w.b({0x48, 0x2d});                   // sub rax, k
-    w.u32(k);
-    w.b({0x48, 0x3b, 0x05}); // cmp rax, [slot.len]
-    slot_field(40);
-    jcc_ret(0x8c);           // jl
-    w.b({0x48, 0x8b, 0x15}); // mov rdx, [slot.runs]
-    slot_field(48);
-    w.b({0x44, 0x8b, 0x02}); // mov r8d, [rdx]
-    w.b({0x41, 0xff, 0xc0}); // inc r8d
-    w.b({0x41, 0x81, 0xf8}); // cmp r8d, hot_runs
-    w.u32(layout_.hot_runs);
-    jcc_ret(0x83);                 // jae
-    w.b({0x44, 0x89, 0x02});       // mov [rdx], r8d
-    w.b({0x48, 0x89, 0x41, 0x18}); // mov [rcx + left], rax
-    w.b({0x48, 0x81, 0x01});       // add qword [rcx + before], k
-    w.u32(k);
-    w.b({0x48, 0x8b, 0x05}); // mov rax, [slot.block]
-    slot_field(24);
-    w.b({0x48, 0x89, 0x41, 0x08}); // mov [rcx + block], rax
-    w.b({0x48, 0x8b, 0x05});       // mov rax, [slot.insns]
-    slot_field(32);
-    w.b({0x48, 0x89, 0x41, 0x10});                         // mov [rcx + insns], rax
-    w.b({0x48, 0xc7, 0x41, 0x20, 0x00, 0x00, 0x00, 0x00}); // mov qword [rcx + exit], 0
-    w.b({0x49, 0x81, 0xc4});                               // add r12, k
-    w.u32(k);
-    w.b({0xff, 0x25}); // jmp [slot.code]
-    slot_field(16);
-    for (uint8_t* f : to_ret) Out{f}.rel32(w.p);
-    w.b({0x48, 0x8b, 0x4c, 0x24, 0x08}); // mov rcx, [rsp + 8]
-    w.b({0x48, 0x8d, 0x05});             // lea rax, [slot]
-    slot_field(0);
-    w.b({0x48, 0x89, 0x41, 0x20}); // mov [rcx + exit], rax
-    w.mov_eax(k);
-    jmp(w, epilogue);
+    w.b({0x48, 0x8d, 0x05}); // lea rax, [slot]
+    slot_refs.emplace_back(w.p, slots.size());
+    w.u32(0);
+    slots.emplace_back(nullptr, k);
+    if (fits_i32(reinterpret_cast<intptr_t>(shared_exit) - reinterpret_cast<intptr_t>(w.p + 5))) {
+      jmp(w, shared_exit);
+    } else {
+      w.b({0x48, 0xb9}); // movabs rcx, shared exit
+      w.u64(reinterpret_cast<uint64_t>(shared_exit));
+      w.b({0xff, 0xe1}); // jmp rcx
+    }
   };
   // Each stencil's code, then (after all of them) its stubs: their places are known once the code is laid.
   std::vector<std::vector<std::pair<uint8_t*, int>>> to_stub(n); // rel32 fields: 1 exit, 2 SP fault
@@ -632,21 +652,22 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
   }
   // The exits' slots, empty: a branch may set any PC (misaligned ones fault at the fetch), so what keeps an
   // empty slot from being followed is its generation, which no code reaches (its code field names this
-  // block's, whose retirements it then reads).
-  while (reinterpret_cast<uintptr_t>(o.p) % 8) o.b({0xcc});
-  for (uint8_t*& slot : slots) {
+  // block's, whose retirements it then reads). In cache lines of their own: link() writes them, and a store
+  // to a line the host has fetched code from costs as much as a branch mispredicted many times over.
+  while (reinterpret_cast<uintptr_t>(o.p) % 64) o.b({0xcc});
+  for (auto& [slot, count] : slots) {
     slot = o.p;
     o.u64(~0ull);
     o.u64(~0ull);
     o.u64(reinterpret_cast<uint64_t>(code) + kLinkedEntry);
-    for (int f = 3; f < 7; ++f) o.u64(0);
+    o.u64(0);
+    o.u64(0);
+    o.u32(0);
+    o.u32(count);
+    o.u64(0);
     o.u64(~0ull);
   }
-  for (auto [field, at] : slot_refs) {
-    const auto index = reinterpret_cast<uintptr_t>(at) / kSlotBytes,
-               offset = reinterpret_cast<uintptr_t>(at) % kSlotBytes;
-    Out{field}.rel32(slots[index] + offset);
-  }
+  for (auto [field, index] : slot_refs) Out{field}.rel32(slots[index].first);
   if (static_cast<size_t>(o.p - code) > size) std::abort(); // the sizes above are wrong
   for (uint32_t i = 0; i < n; ++i) {
     const Piece& p = pieces[i];
@@ -670,21 +691,23 @@ void Compiler::link(void* exit, uint64_t va, uint64_t pa_page, Fn to, void* bloc
   static_assert(kSamePage == ~0ull);
   uint64_t gen;
   std::memcpy(&gen, reinterpret_cast<uint8_t*>(to) - 8, 8);
-  const uint64_t fields[8] = {va,
-                              gen,
-                              reinterpret_cast<uint64_t>(to) + kLinkedEntry,
-                              reinterpret_cast<uint64_t>(block),
-                              reinterpret_cast<uint64_t>(insns),
-                              len,
-                              reinterpret_cast<uint64_t>(runs),
-                              pa_page};
-  std::memcpy(exit, fields, sizeof fields);
+  auto* slot = static_cast<uint8_t*>(exit);
+  auto put = [slot](SlotField f, auto v) { std::memcpy(slot + f, &v, sizeof v); };
+  put(kSlotVa, va);
+  put(kSlotGen, gen);
+  put(kSlotCode, reinterpret_cast<uint64_t>(to) + kLinkedEntry);
+  put(kSlotBlock, reinterpret_cast<uint64_t>(block));
+  put(kSlotInsns, reinterpret_cast<uint64_t>(insns));
+  put(kSlotLen, len); // (the exit's count, after it, stays)
+  put(kSlotRuns, reinterpret_cast<uint64_t>(runs));
+  put(kSlotPage, pa_page);
 }
 
 std::vector<std::pair<const void*, size_t>> Compiler::support() const {
   std::vector<std::pair<const void*, size_t>> r;
   for (size_t i = 0; i < section_at_.size(); ++i)
     if (section_at_[i]) r.emplace_back(section_at_[i], st::kSections[i].size);
+  for (const uint8_t* at : shared_exit_) r.emplace_back(at, 256);
   return r;
 }
 

@@ -80,7 +80,8 @@ public:
                    uint32_t len, uint32_t* runs);
   size_t bytes_mapped() const { return mapped_; }
   size_t last_size() const { return last_size_; } // of the code make() returned last
-  // The support code's places and sizes, for a perf map (index: the table's section).
+  // The support code's places and sizes, for a perf map (the table's sections by index, then the shared
+  // exits by EL).
   std::vector<std::pair<const void*, size_t>> support() const;
 
 private:
@@ -90,6 +91,7 @@ private:
   bool relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t word, uint8_t* next, uint8_t* fault,
                 uint8_t* exit, uint8_t* const* calls_to = nullptr);
   bool place_support();
+  bool place_shared_exits();
 
   Layout layout_;
   bool ok_ = false;
@@ -102,6 +104,7 @@ private:
   std::unordered_map<const void*, Choice> by_exec_;
   std::vector<uint8_t*> section_at_;  // support code and constants, placed once (nullptr for stencils)
   std::vector<uint8_t*> thunk_, got_; // per external: a jump to it near the code, and its address
+  uint8_t* shared_exit_[4] = {};      // per EL: the code of the blocks' linkable exits (place_shared_exits)
   // Executable memory in size classes with free lists (blocks come and go with the guest's code pages).
   static constexpr unsigned kClasses = 10; // 256 B .. 128 KiB
   static constexpr size_t kChunkBytes = 1u << 20;
