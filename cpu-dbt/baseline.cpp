@@ -443,7 +443,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     p.sp_check = (d.info & kFlagSpBase) && ((d.insn >> 5) & 31) == 31;
     p.exclusive = (d.info & kFlagExclLoad) != 0;
     p.thunks = p.stencil->calls ? thunked_calls_in(st::kSections[p.stencil->section]) : 0;
-    if (p.stencil->reads_pc || (p.stencil->calls && !p.thunks)) size += 17;
+    if (!p.stencil->reads_pc && p.stencil->calls && !p.thunks) size += 17;
     if (p.stencil->calls) size += p.thunks ? kThunk * p.thunks : 26;
     if (p.sp_check) size += 24;
     size += kept_bytes(st::kSections[p.stencil->section]);
@@ -513,8 +513,8 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     const st::Stencil& sten = *p.stencil;
     const uint64_t pc = va + 4ull * i;
     // What helpers read is stored by the thunks of the stencil's calls where it has them (below: on its slow
-    // paths only), else here.
-    if (sten.reads_pc || (sten.calls && !p.thunks)) store_pc(o, pc);
+    // paths only), else here (PC by the stencil itself where its function reads it).
+    if (!sten.reads_pc && sten.calls && !p.thunks) store_pc(o, pc);
     if (sten.calls && !p.thunks) {
       o.b({0x41, 0xc7, 0x85}); // mov dword [r13 + cur_insn], word
       o.u32(static_cast<uint32_t>(layout_.cur_insn));

@@ -10,11 +10,11 @@
 //
 // A block's code behaves as Core::run_predecoded with a limit of at least its length, as far as anything
 // can tell: what helpers read (PC, cur_insn, block_done_) is stored by a thunk of each call an instruction's
-// code makes, before the callee runs (and PC before an instruction that reads it), faults and attention
-// changes are tested after those instructions (nothing else raises or reaches a device), the SP alignment
-// check comes before a load or store with base SP and the monitor's address after a load-exclusive; it stops
-// after a taken branch, an exception, or when the attention flags change. Its ends may be linked to the next
-// block's code (Compiler::link), so one run may go through several.
+// code makes, before the callee runs (and PC by the code of an instruction that reads it), faults and
+// attention changes are tested after those instructions (nothing else raises or reaches a device), the SP
+// alignment check comes before a load or store with base SP and the monitor's address after a load-exclusive;
+// it stops after a taken branch, an exception, or when the attention flags change. Its ends may be linked to
+// the next block's code (Compiler::link), so one run may go through several.
 //
 // x86-64 hosts with the stencils built (`available()`); elsewhere blocks run through run_predecoded.
 #pragma once

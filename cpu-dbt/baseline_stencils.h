@@ -32,7 +32,7 @@ struct Reloc {
 struct Stencil {
   void (*exec)(vplat::gen::aarch64::State& s, uint64_t insn); // the interpreter function it wraps
   bool branching; // leaves the block when the instruction changed the next PC
-  bool reads_pc;  // the glue stores PC before it
+  bool reads_pc;  // its function reads PC: the stencil stores it, from its PC hole
   bool calls;     // calls a function: the glue stores what helpers read, and tests for a fault and attention
   uint32_t section;
   // Not 0: the lsbs of the 5-bit fields this stencil assumes are not 31 (another stencil of `exec` does not).

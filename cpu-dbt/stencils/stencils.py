@@ -75,9 +75,10 @@ extern "C" uint64_t vplat_st_fault(State*, uint32_t, uint64_t);
 extern "C" uint64_t vplat_st_exit(State*, uint32_t, uint64_t);
 
 // A straight stencil is the interpreter function and a test for a fault (which the compiler keeps where a
-// call could have raised one): the block's glue (baseline.cpp) stores PC before it where it reads PC or
-// calls anything, and the instruction word, block_done_ and the attention test around one that calls
-// anything. A branching stencil sets the next PC and leaves the block when the
+// call could have raised one): the block's glue (baseline.cpp) stores PC before it where it calls anything,
+// and the instruction word, block_done_ and the attention test around it. A stencil whose function reads PC
+// stores it itself, from its PC hole: the compiler then folds the reads into that constant (the glue's
+// store had to be read back). A branching stencil also sets the next PC and leaves the block when the
 // instruction changed it (or the attention flags changed). The runtime gives stencils LLVM's GHC calling
 // convention (stencils.py ghc): no callee-saved registers to push and pop, the state in r13.
 #define VPLAT_STENCIL_STRAIGHT(flavour, fn)                                                          \
@@ -87,9 +88,18 @@ extern "C" uint64_t vplat_st_exit(State*, uint32_t, uint64_t);
     if (__builtin_expect(s->EXC != 0, 0)) [[clang::musttail]] return vplat_st_fault(s, attention, done); \
     [[clang::musttail]] return vplat_st_next(s, attention, done);                                    \
   }
+#define VPLAT_STENCIL_STRAIGHT_PC(fn)                                                                \
+  extern "C" uint64_t vplat_st_sp_##fn(State* s, uint32_t attention, uint64_t done) {               \
+    s->PC = VPLAT_HOLE64(vplat_hole_pc);                                                             \
+    __builtin_assume(s->EXC == 0);                                                                   \
+    [[clang::always_inline]] fn(*s, VPLAT_HOLE32(vplat_hole_word));                                  \
+    if (__builtin_expect(s->EXC != 0, 0)) [[clang::musttail]] return vplat_st_fault(s, attention, done); \
+    [[clang::musttail]] return vplat_st_next(s, attention, done);                                    \
+  }
 #define VPLAT_STENCIL_BRANCH(fn)                                                                     \
   extern "C" uint64_t vplat_st_b_##fn(State* s, uint32_t attention, uint64_t done) {                \
     const uint64_t pc = VPLAT_HOLE64(vplat_hole_pc);                                                \
+    s->PC = pc;                                                                                      \
     s->NPC = pc + 4;                                                                                 \
     __builtin_assume(s->EXC == 0); /* a block runs on only while no instruction raised */             \
     [[clang::always_inline]] fn(*s, VPLAT_HOLE32(vplat_hole_word));                                                        \
@@ -101,11 +111,11 @@ extern "C" uint64_t vplat_st_exit(State*, uint32_t, uint64_t);
     [[clang::musttail]] return vplat_st_next(s, attention, done);                                    \
   }
 // The same for a function that calls nothing (stencils.py table keeps it, in place of the one above, only
-// where its code holds no call): nothing can change the attention flags, and PC is stored only where the
-// branch is taken (the glue stores it where the code after it needs it).
+// where its code holds no call): nothing can change the attention flags.
 #define VPLAT_STENCIL_BRANCH_PURE(fn)                                                                \
   extern "C" uint64_t vplat_st_bp_##fn(State* s, uint32_t attention, uint64_t done) {               \
     const uint64_t pc = VPLAT_HOLE64(vplat_hole_pc);                                                \
+    s->PC = pc;                                                                                      \
     s->NPC = pc + 4;                                                                                 \
     __builtin_assume(s->EXC == 0);                                                                   \
     [[clang::always_inline]] fn(*s, VPLAT_HOLE32(vplat_hole_word));                                  \
@@ -213,7 +223,8 @@ def cmd_source(out, src):
                 lines.append(f"VPLAT_STENCIL_BRANCH({fn})")
                 lines.append(f"VPLAT_STENCIL_BRANCH_PURE({fn})")
             else:
-                lines.append(f"VPLAT_STENCIL_STRAIGHT({'sp' if 's.PC' in fn_text else 's'}, {fn})")
+                lines.append(f"VPLAT_STENCIL_STRAIGHT_PC({fn})" if "s.PC" in fn_text else
+                             f"VPLAT_STENCIL_STRAIGHT(s, {fn})")
     lines.append("\n} // namespace vplat::gen::aarch64\n")
     open(out, "w").write("\n".join(lines))
 
