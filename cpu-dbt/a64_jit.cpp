@@ -752,9 +752,10 @@ struct JitEngine::Impl {
     return sync || n >= hot_threshold ? 0u : n;
   }();
   // VPLAT_JIT_BASELINE=N: runs of a pre-decoded block before it gets baseline code (0: never; 1: when it is
-  // pre-decoded; at most hot_threshold, the default: when its first-tier request is made).
-  const unsigned baseline_threshold = static_cast<unsigned>(
-      std::min<uint64_t>(env_number("VPLAT_JIT_BASELINE", 0, kHeatCount, hot_threshold), hot_threshold));
+  // pre-decoded; JitEngine::kBaselineThreshold by default; at most hot_threshold, where its first-tier
+  // request is made).
+  const unsigned baseline_threshold = static_cast<unsigned>(std::min<uint64_t>(
+      env_number("VPLAT_JIT_BASELINE", 0, kHeatCount, JitEngine::kBaselineThreshold), hot_threshold));
   // VPLAT_JIT_COMPILE=0: no LLVM translations in an asynchronous engine (blocks stay pre-decoded, with
   // baseline code), for tests and comparisons.
   const bool llvm_tiers = env_on("VPLAT_JIT_COMPILE");
