@@ -99,6 +99,11 @@ struct Out {
     u32(v);
   }
   void ret() { b({0xc3}); }
+  // The end of the frame every linked block runs in (see make): 15 bytes.
+  void frame_epilogue() {
+    b({0x48, 0x83, 0xc4, 0x10});                                           // add rsp, 16
+    b({0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5b, 0x5d, 0xc3}); // pop r15 .. rbp; ret
+  }
 };
 
 } // namespace
@@ -304,8 +309,7 @@ bool Compiler::place_shared_exits() {
     w.b({0x48, 0x8b, 0x4c, 0x24, 0x08}); // mov rcx, [rsp + 8]
     w.b({0x48, 0x89, 0x41, 0x20});       // mov [rcx + exit], rax
     w.b({0x8b, 0x40, kSlotCount});       // mov eax, [rax + count]
-    w.b({0x48, 0x83, 0xc4, 0x10});       // add rsp, 16 (the epilogue of make's frame)
-    w.b({0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5b, 0x5d, 0xc3}); // pop r15 .. rbp; ret
+    w.frame_epilogue();
     if (w.p > at + 256) std::abort();
     shared_exit_[el] = at;
   }
@@ -465,8 +469,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
   o.b({0x49, 0x89, 0xd4});                                           // mov r12, rdx
   o.b({0xeb, 0x0f});                                                 // jmp over the epilogue
   uint8_t* const epilogue = o.p;
-  o.b({0x48, 0x83, 0xc4, 0x10});                                           // add rsp, 16
-  o.b({0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5b, 0x5d, 0xc3}); // pop r15 .. rbp; ret
+  o.frame_epilogue();
   // Where a link from another block enters (its frame is this one's). `done` is kept where the thunks of
   // the block's calls read it (r12 need not hold it inside a stencil).
   if (o.p != code + kLinkedEntry) std::abort();
