@@ -3064,8 +3064,8 @@ void JitEngine::add_core(Core& core) {
     };
     im.baseline_compiler = std::make_unique<baseline::Compiler>(
         baseline::Layout{at(&core.cur_insn), at(&core.block_done_), at(&core.attention_), at(&core.sp_check_),
-                         at(&core.baseline_done_), im.hot_threshold, at(&core.itlb_), &Core::before_flagged,
-                         &Core::after_exclusive_load});
+                         at(&core.baseline_done_), im.hot_threshold, at(&core.itlb_), Core::kFlagEndsBlock,
+                         &Core::before_flagged, &Core::after_exclusive_load});
     if (im.perf_map) {
       size_t k = 0;
       for (auto [at_, size] : im.baseline_compiler->support())
@@ -3182,21 +3182,17 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
       bool fault = false, boundary = false;
       uint32_t k;
       if (b->baseline && budget_left - total >= b->len && !c.insn_counts) {
-        // The run may go on through linked blocks; the last one's instructions are read here (a store it
-        // makes may drop it) and the block itself used only while the attention flags are unchanged.
+        // The run may go on through linked blocks; the last one is used only while the attention flags are
+        // unchanged (a store it makes may drop it).
         baseline::Chain chain;
         chain.block = b;
-        chain.insns = b->insns;
         chain.left = static_cast<int64_t>(budget_left - total);
         const uint64_t t = b->baseline(&c, attention, total, &chain);
         const auto last = static_cast<uint32_t>(t);
         k = static_cast<uint32_t>(chain.before) + last;
         im.stats.insns_baseline += k;
         fault = (t & baseline::kFaultedBit) != 0;
-        if (!fault) {
-          const auto* insns = static_cast<const Core::PredecodedInsn*>(chain.insns);
-          boundary = (insns[last - 1].info & Core::kFlagEndsBlock) || !(c.PC & (JitEngine::kRegionBytes - 1));
-        }
+        if (!fault) boundary = (t & baseline::kEndsBlockBit) || !(c.PC & (JitEngine::kRegionBytes - 1));
         b = static_cast<Block*>(chain.block);
         baseline_exit = chain.exit;
       } else {
@@ -3290,7 +3286,7 @@ bool JitEngine::try_run(Core& c, uint64_t budget_left, uint32_t attention, uint3
       const bool same_page = (b->key.va & ~0xfffull) == (prev->key.va & ~0xfffull);
       baseline::Compiler::link(baseline_exit, b->key.va,
                                same_page ? baseline::Compiler::kSamePage : b->key.pa & ~0xfffull, b->baseline,
-                               b, b->insns, b->len, &b->runs);
+                               b, b->len, &b->runs);
     }
   }
   c.in_block_ = false;

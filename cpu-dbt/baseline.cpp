@@ -27,20 +27,25 @@ constexpr size_t class_bytes(unsigned c) {
 // (bytes 8-15; the memory is never unmapped while the compiler lives, so a stale link may read it).
 constexpr size_t kHeader = 16;
 // A linkable exit's slot (Compiler::link fills it, the shared exit reads it): the target's va, its code's
-// retirements when linked (gen), its linked entry (code), its block and instructions (8 bytes each), its
-// length and this exit's instruction count (4 bytes each), the target's runs counter and physical page.
+// retirements when linked (gen), its linked entry (code), its block (8 bytes each), its length (2 bytes),
+// whether this exit's last instruction ends a block (1 byte; make sets it, and this exit's instruction
+// count, 4 bytes), the target's runs counter and physical page (8 bytes each).
 constexpr size_t kSlotBytes = 64;
 enum SlotField : uint8_t {
   kSlotVa = 0,
   kSlotGen = 8,
   kSlotCode = 16,
   kSlotBlock = 24,
-  kSlotInsns = 32,
-  kSlotLen = 40,
-  kSlotCount = 44,
-  kSlotRuns = 48,
-  kSlotPage = 56
+  kSlotLen = 32,
+  kSlotEnds = 34,
+  kSlotCount = 36,
+  kSlotRuns = 40,
+  kSlotPage = 48
 };
+// The Chain's fields as the shared exits address them (8-bit displacements).
+constexpr uint8_t kChainBefore = offsetof(Chain, before), kChainBlock = offsetof(Chain, block),
+                  kChainLeft = offsetof(Chain, left), kChainExit = offsetof(Chain, exit);
+static_assert(sizeof(Chain) < 128);
 // Where a linked block is entered: after its entry (which saves registers and makes the frame) and epilogue.
 constexpr size_t kLinkedEntry = 25 + 15;
 
@@ -284,31 +289,32 @@ bool Compiler::place_shared_exits() {
     jcc_ret(0x85);
     w.b({0x48, 0x8b, 0x4c, 0x24, 0x08}); // mov rcx, [rsp + 8]: the Chain
     w.b({0x8b, 0x50, kSlotCount});       // mov edx, [rax + count]
-    w.b({0x4c, 0x8b, 0x41, 0x18});       // mov r8, [rcx + left]
+    w.b({0x4c, 0x8b, 0x41, kChainLeft}); // mov r8, [rcx + left]
     w.b({0x49, 0x29, 0xd0});             // sub r8, rdx
-    w.b({0x44, 0x8b, 0x48, kSlotLen});   // mov r9d, [rax + len]
-    w.b({0x4d, 0x39, 0xc8});             // cmp r8, r9
-    jcc_ret(0x8c);                       // jl
-    w.b({0x4c, 0x8b, 0x48, kSlotRuns});  // mov r9, [rax + runs]
+    w.b({0x44, 0x0f, 0xb7, 0x48, kSlotLen}); // movzx r9d, word [rax + len]
+    w.b({0x4d, 0x39, 0xc8});                 // cmp r8, r9
+    jcc_ret(0x8c);                           // jl
+    w.b({0x4c, 0x8b, 0x48, kSlotRuns});      // mov r9, [rax + runs]
     w.b({0x45, 0x8b, 0x11});             // mov r10d, [r9]
     w.b({0x41, 0xff, 0xc2});             // inc r10d
     w.b({0x41, 0x81, 0xfa});             // cmp r10d, hot_runs
     w.u32(layout_.hot_runs);
     jcc_ret(0x83);                                         // jae
     w.b({0x45, 0x89, 0x11});                               // mov [r9], r10d
-    w.b({0x4c, 0x89, 0x41, 0x18});                         // mov [rcx + left], r8
-    w.b({0x48, 0x01, 0x11});                               // add [rcx + before], rdx
+    w.b({0x4c, 0x89, 0x41, kChainLeft});                   // mov [rcx + left], r8
+    w.b({0x48, 0x01, 0x51, kChainBefore});                 // add [rcx + before], rdx
     w.b({0x49, 0x01, 0xd4});                               // add r12, rdx
     w.b({0x4c, 0x8b, 0x40, kSlotBlock});                   // mov r8, [rax + block]
-    w.b({0x4c, 0x89, 0x41, 0x08});                         // mov [rcx + block], r8
-    w.b({0x4c, 0x8b, 0x40, kSlotInsns});                   // mov r8, [rax + insns]
-    w.b({0x4c, 0x89, 0x41, 0x10});                         // mov [rcx + insns], r8
-    w.b({0x48, 0xc7, 0x41, 0x20, 0x00, 0x00, 0x00, 0x00}); // mov qword [rcx + exit], 0
+    w.b({0x4c, 0x89, 0x41, kChainBlock});                  // mov [rcx + block], r8
+    w.b({0x48, 0xc7, 0x41, kChainExit, 0, 0, 0, 0});       // mov qword [rcx + exit], 0
     w.b({0xff, 0x60, kSlotCode});                          // jmp [rax + code]
     for (uint8_t* f : to_ret) Out{f}.rel32(w.p);
     w.b({0x48, 0x8b, 0x4c, 0x24, 0x08}); // mov rcx, [rsp + 8]
-    w.b({0x48, 0x89, 0x41, 0x20});       // mov [rcx + exit], rax
+    w.b({0x48, 0x89, 0x41, kChainExit}); // mov [rcx + exit], rax
+    w.b({0x0f, 0xb6, 0x50, kSlotEnds});  // movzx edx, byte [rax + ends]
+    w.b({0x48, 0xc1, 0xe2, 0x3e});       // shl rdx, 62: kEndsBlockBit
     w.b({0x8b, 0x40, kSlotCount});       // mov eax, [rax + count]
+    w.b({0x48, 0x09, 0xd0});             // or rax, rdx
     w.frame_epilogue();
     if (w.p > at + 256) std::abort();
     shared_exit_[el] = at;
@@ -424,7 +430,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
   };
   std::vector<Piece> pieces(n);
   // Sizes: entry 25 (+7 keeping `done`), epilogue 15; glue before: PC 17, word and block_done_ 26 (where no
-  // thunks store them), SP test 24; after: attention test 13, load-exclusive 23; stubs: fault 15, exit 10
+  // thunks store them), SP test 24; after: attention test 13, load-exclusive 23; stubs: fault 15, exit 15
   // (+22 storing PC; a branch's exit is a linkable one), SP fault 48 + 43 (PC, the word, block_done_), a
   // call's thunk at most 59; a linkable exit at most 19 and its slot 64 (+63 alignment, once).
   constexpr size_t kLinkable = 19 + kSlotBytes, kThunk = 59;
@@ -453,7 +459,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     size += kept_bytes(st::kSections[p.stencil->section]);
     if (p.stencil->calls && !p.stencil->branching) size += 13;
     if (p.exclusive) size += 23;
-    size += 15 + 10 + 22 + (p.sp_check ? 48 + 43 : 0) + (p.stencil->branching ? kLinkable : 0);
+    size += 15 + 15 + 22 + (p.sp_check ? 48 + 43 : 0) + (p.stencil->branching ? kLinkable : 0);
   }
   size += 17 + kLinkable + 63; // the end: PC after the last instruction, a linkable exit; slot alignment
   uint8_t* const code = allocate(size);
@@ -495,6 +501,9 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
   std::vector<std::pair<uint8_t*, size_t>> slot_refs; // rel32 fields of RIP-relative slot addresses
   std::vector<std::pair<uint8_t*, uint32_t>> slots;   // and the slots, with their exits' counts
   const uint8_t* const shared_exit = shared_exit_[el];
+  // Whether the point after the k-th instruction is a block boundary for its own sake (Core::RunEnd; the
+  // caller adds the region boundary): what an exit after it returns in kEndsBlockBit.
+  auto ends_after = [&](uint32_t k) { return (insns[k - 1].info & layout_.ends_block) != 0; };
   auto linkable_exit = [&](Out& w, uint32_t k) {
     w.b({0x48, 0x8d, 0x05}); // lea rax, [slot]
     slot_refs.emplace_back(w.p, slots.size());
@@ -619,7 +628,7 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     if (p.stencil->branching) {
       linkable_exit(o, i + 1);
     } else {
-      o.mov_eax(i + 1);
+      o.movabs_rax((i + 1) | (ends_after(i + 1) ? kEndsBlockBit : 0));
       jmp(o, epilogue);
     }
     const size_t exit_storing_pc = static_cast<size_t>(o.p - code);
@@ -664,11 +673,11 @@ Fn Compiler::make(const Core::PredecodedInsn* insns, uint32_t n, uint64_t va, un
     o.u64(~0ull);
     o.u64(reinterpret_cast<uint64_t>(code) + kLinkedEntry);
     o.u64(0);
-    o.u64(0);
-    o.u32(0);
+    o.b({0, 0, static_cast<uint8_t>(ends_after(count)), 0});
     o.u32(count);
     o.u64(0);
     o.u64(~0ull);
+    o.u64(0);
   }
   for (auto [field, index] : slot_refs) Out{field}.rel32(slots[index].first);
   if (static_cast<size_t>(o.p - code) > size) std::abort(); // the sizes above are wrong
@@ -689,8 +698,8 @@ void Compiler::retire(Fn fn) {
   ++*reinterpret_cast<uint64_t*>(reinterpret_cast<uint8_t*>(fn) - 8);
 }
 
-void Compiler::link(void* exit, uint64_t va, uint64_t pa_page, Fn to, void* block, const void* insns,
-                    uint32_t len, uint32_t* runs) {
+void Compiler::link(void* exit, uint64_t va, uint64_t pa_page, Fn to, void* block, uint32_t len,
+                    uint32_t* runs) {
   static_assert(kSamePage == ~0ull);
   uint64_t gen;
   std::memcpy(&gen, reinterpret_cast<uint8_t*>(to) - 8, 8);
@@ -700,8 +709,7 @@ void Compiler::link(void* exit, uint64_t va, uint64_t pa_page, Fn to, void* bloc
   put(kSlotGen, gen);
   put(kSlotCode, reinterpret_cast<uint64_t>(to) + kLinkedEntry);
   put(kSlotBlock, reinterpret_cast<uint64_t>(block));
-  put(kSlotInsns, reinterpret_cast<uint64_t>(insns));
-  put(kSlotLen, len); // (the exit's count, after it, stays)
+  put(kSlotLen, static_cast<uint16_t>(len)); // (what follows, of the exit, stays)
   put(kSlotRuns, reinterpret_cast<uint64_t>(runs));
   put(kSlotPage, pa_page);
 }

@@ -37,6 +37,7 @@ struct Layout {
   // where the fetch TLB (Core::itlb_, at this offset) maps the next block's page as when it was read.
   uint32_t hot_runs = 0;
   int32_t itlb = 0;
+  uint32_t ends_block = 0; // the flag in PredecodedInsn::info of an instruction that ends a block
   bool (*before)(a64::State& s, uint32_t insn, uint32_t info) = nullptr; // false: it raised an exception
   void (*exclusive_loaded)(a64::State& s) = nullptr;
 };
@@ -45,17 +46,18 @@ struct Layout {
 // next block's code (a link, Compiler::link), so a run may go through several blocks.
 struct Chain {
   uint64_t before = 0;   // instructions the blocks before the last one retired
-  void* block = nullptr; // the last block (the engine's), and its instructions
-  const void* insns = nullptr;
+  void* block = nullptr; // the last block (the engine's)
   int64_t left = 0;     // in: the most instructions the run may retire
   void* exit = nullptr; // out: the exit the run left through, if it can be linked
 };
 
 // Runs a whole block from its first instruction (PC at it), and the blocks its exits are linked to:
 // `done` is the caller's count before it (for Core::block_done_). Returns how many instructions of the last
-// block completed, with kFaultedBit set when the next one raised an exception (EXC set, PC at it).
+// block completed, with kFaultedBit set when the next one raised an exception (EXC set, PC at it), else
+// kEndsBlockBit when the last one completed ends a block (Core::kFlagEndsBlock; a region boundary is the
+// caller's to see).
 using Fn = uint64_t (*)(a64::State* s, uint32_t attention, uint64_t done, Chain* chain);
-constexpr uint64_t kFaultedBit = 1ull << 63;
+constexpr uint64_t kFaultedBit = 1ull << 63, kEndsBlockBit = 1ull << 62;
 
 bool available();
 
@@ -71,13 +73,14 @@ public:
   // When the block whose code `fn` is goes (before its memory does): links to it are followed no more.
   static void retire(Fn fn);
   void release(Fn fn); // later, at a safe point (no block runs its code): the memory is reused
-  // Makes `exit` (Chain::exit of a run) jump to `to`'s code while the PC is `va`, the fetch TLB maps it to
-  // the physical page `pa_page` and `to` is not retired: `to` was made for that page, at the exit's block's
-  // EL; `block` and `runs` (the engine's) live as long as `to` is not retired. `pa_page` kSamePage: `to`
-  // starts on the exit's block's page (the run entered that block where the fetch TLB maps it alike).
+  // Makes `exit` (Chain::exit of a run) jump to `to`'s code (`len` < 65536 instructions) while the PC is
+  // `va`, the fetch TLB maps it to the physical page `pa_page` and `to` is not retired: `to` was made for
+  // that page, at the exit's block's EL; `block` and `runs` (the engine's) live as long as `to` is not
+  // retired. `pa_page` kSamePage: `to` starts on the exit's block's page (the run entered that block where
+  // the fetch TLB maps it alike).
   static constexpr uint64_t kSamePage = ~0ull;
-  static void link(void* exit, uint64_t va, uint64_t pa_page, Fn to, void* block, const void* insns,
-                   uint32_t len, uint32_t* runs);
+  static void link(void* exit, uint64_t va, uint64_t pa_page, Fn to, void* block, uint32_t len,
+                   uint32_t* runs);
   size_t bytes_mapped() const { return mapped_; }
   size_t last_size() const { return last_size_; } // of the code make() returned last
   // The support code's places and sizes, for a perf map (the table's sections by index, then the shared
