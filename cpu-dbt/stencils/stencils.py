@@ -81,17 +81,11 @@ extern "C" uint64_t vplat_st_exit(State*, uint32_t, uint64_t);
 // store had to be read back). A branching stencil also sets the next PC and leaves the block when the
 // instruction changed it (or the attention flags changed). The runtime gives stencils LLVM's GHC calling
 // convention (stencils.py ghc): no callee-saved registers to push and pop, the state in r13.
+// `flavour` s: the function does not read PC; sp: it does, and the stencil stores it first.
 #define VPLAT_STENCIL_STRAIGHT(flavour, fn)                                                          \
   extern "C" uint64_t vplat_st_##flavour##_##fn(State* s, uint32_t attention, uint64_t done) {     \
+    if constexpr (#flavour[1] == 'p') s->PC = VPLAT_HOLE64(vplat_hole_pc);                           \
     __builtin_assume(s->EXC == 0); /* a block runs on only while no instruction raised */             \
-    [[clang::always_inline]] fn(*s, VPLAT_HOLE32(vplat_hole_word));                                                        \
-    if (__builtin_expect(s->EXC != 0, 0)) [[clang::musttail]] return vplat_st_fault(s, attention, done); \
-    [[clang::musttail]] return vplat_st_next(s, attention, done);                                    \
-  }
-#define VPLAT_STENCIL_STRAIGHT_PC(fn)                                                                \
-  extern "C" uint64_t vplat_st_sp_##fn(State* s, uint32_t attention, uint64_t done) {               \
-    s->PC = VPLAT_HOLE64(vplat_hole_pc);                                                             \
-    __builtin_assume(s->EXC == 0);                                                                   \
     [[clang::always_inline]] fn(*s, VPLAT_HOLE32(vplat_hole_word));                                  \
     if (__builtin_expect(s->EXC != 0, 0)) [[clang::musttail]] return vplat_st_fault(s, attention, done); \
     [[clang::musttail]] return vplat_st_next(s, attention, done);                                    \
@@ -223,8 +217,7 @@ def cmd_source(out, src):
                 lines.append(f"VPLAT_STENCIL_BRANCH({fn})")
                 lines.append(f"VPLAT_STENCIL_BRANCH_PURE({fn})")
             else:
-                lines.append(f"VPLAT_STENCIL_STRAIGHT_PC({fn})" if "s.PC" in fn_text else
-                             f"VPLAT_STENCIL_STRAIGHT(s, {fn})")
+                lines.append(f"VPLAT_STENCIL_STRAIGHT({'sp' if 's.PC' in fn_text else 's'}, {fn})")
     lines.append("\n} // namespace vplat::gen::aarch64\n")
     open(out, "w").write("\n".join(lines))
 
