@@ -351,9 +351,9 @@ bool Compiler::relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t w
       if (!next) return false;
       break;
     case st::kField: {
-      const uint32_t lsb = r.index >> 8, width = r.index & 0xff;
-      if (!next || lsb + width > 32 || width == 0) return false;
-      target = (word >> lsb) & ((uint64_t{1} << width) - 1);
+      const uint32_t lsb = (r.index >> 8) & 0xff, width = r.index & 0xff, shift = r.index >> 16;
+      if (!next || lsb + width > 32 || width == 0 || shift > 8) return false;
+      target = ((word >> lsb) & ((uint64_t{1} << width) - 1)) << shift;
       break;
     }
     case st::kContinuation: {

@@ -306,12 +306,14 @@ def cmd_table(out, objs):
                 sym = o.syms[symi]
                 kind = R_X86_64[typ]
                 if sym["shndx"] == 0:  # undefined: a hole, a continuation or the program's symbol
-                    field = re.fullmatch(r"vplat_hole_f_(\d+)_(\d+)", sym["name"])
+                    field = re.fullmatch(r"vplat_hole_f_(\d+)_(\d+)(?:_s(\d))?", sym["name"])
                     if sym["name"] in holes:
                         relocs.append((off, kind, "hole", holes.index(sym["name"]), addend))
                     elif field:
-                        lsb, width = int(field.group(1)), int(field.group(2))
-                        relocs.append((off, kind, "field", (lsb << 8) | width, addend))
+                        lsb, width, shift = int(field.group(1)), int(field.group(2)), int(field.group(3) or 0)
+                        relocs.append((off, kind, "field", (shift << 16) | (lsb << 8) | width, addend))
+                    elif sym["name"].startswith("vplat_hole_"):
+                        raise SystemExit(f"{path}: unknown hole {sym['name']}")
                     elif sym["name"] in conts:
                         relocs.append((off, kind, "cont", conts.index(sym["name"]), addend))
                     else:
@@ -405,9 +407,111 @@ def cmd_table(out, objs):
     open(out, "w").write("\n".join(w) + "\n")
 
 
+# A hole that clang's IR reads through `asm "movl $$vplat_hole_..."` (an i64 field, or the attention offset).
+HOLE_ASM = re.compile(r'^  (%[\w.]+) = (?:tail )?call i64 asm "movl \$\$(vplat_hole_(?:f_\d+_\d+|off_attention)), '
+                      r'\$\{0:k\}", "=r,~\{dirflag\},~\{fpsr\},~\{flags\}"\(\)[^\n]*\n', re.M)
+# The sizes of the element types by which a hole indexes the state's arrays (registers: X, V).
+ELEMENT_SHIFT = {"i8": 0, "i16": 1, "i32": 2, "i64": 3, "i128": 4}
+
+
+def holes_as_constants(fn, state_fields):
+    """Turns the asm reads of holes in one function into absolute symbols (constants to llc), so that the code
+    generator folds them into the instructions using them: `mov 0x28(%r13), %rax` for X5 instead of
+    `mov $5, %eax; mov (%r13,%rax,8), %rax`. A hole that indexes an array of the state, or that is shifted
+    left by a constant, becomes a scaled hole vplat_hole_f_<lsb>_<width>_s<shift> (the runtime fills in
+    field << shift). The asm reads were there so that clang's optimizer saw opaque values; llc's passes
+    neither fold nor reorder anything by these (the symbols are extern_weak: not assumed non-null)."""
+    reads = {m.group(1): m.group(2) for m in HOLE_ASM.finditer(fn)}
+    if not reads:
+        return fn, set()
+    # Lines that defined a value stay, dead, as `add 0, 0`: clang numbers its values, and the numbers must run on.
+    dead = r"  \1 = add i64 0, 0\n"
+    fn = HOLE_ASM.sub(dead, fn)
+    used = set()
+
+    def const(sym, shift=0):
+        name = sym if shift == 0 else f"{sym}_s{shift}"
+        used.add(name)
+        return f"ptrtoint (ptr @{name} to i64)"
+
+    value = "|".join(re.escape(v) for v in sorted(reads, key=len, reverse=True))
+    end = r"(?![\w.])"
+    # x = shl (nuw) (nsw) i64 HOLE, K: a scaled hole (an immediate offset, say).
+    def shl(m):
+        k = int(m.group(3))
+        if k > 8:
+            return m.group(0)
+        reads[m.group(1)] = (reads[m.group(2)], k)
+        return f"  {m.group(1)} = add i64 0, 0\n"
+    fn = re.sub(rf"^  (%[\w.]+) = shl (?:nuw )?(?:nsw )?i64 ({value}){end}, (\d+)\n", shl, fn, flags=re.M)
+    # An array element indexed by a hole: base + hole << log2(element size), one displacement.
+    def array(m):
+        elem, base, v = m.group(2), m.group(3), m.group(4)
+        if elem not in ELEMENT_SHIFT:
+            return m.group(0)
+        return f"{m.group(1)} = getelementptr inbounds i8, ptr {base}, i64 {const(reads[v], ELEMENT_SHIFT[elem])}"
+    fn = re.sub(rf"^  (%[\w.]+) = getelementptr inbounds \[\d+ x (\w+)\], ptr (%[\w.]+), i64 0, i64 ({value}){end}",
+                array, fn, flags=re.M)
+    # The same through the state's struct type: the field's start first, then the element.
+    counter = [0]
+    def member(m):
+        field, v = int(m.group(4)), m.group(5)
+        ty = state_fields[field] if field < len(state_fields) else ""
+        arr = re.fullmatch(r"\[\d+ x (\w+)\]", ty)
+        if not arr or arr.group(1) not in ELEMENT_SHIFT:
+            return m.group(0)
+        counter[0] += 1
+        at = f"%vplat.member.{counter[0]}"
+        return (f"  {at} = getelementptr inbounds {m.group(2)}, ptr {m.group(3)}, i64 0, i32 {field}, i64 0\n"
+                f"  {m.group(1)} = getelementptr inbounds i8, ptr {at}, i64 {const(reads[v], ELEMENT_SHIFT[arr.group(1)])}")
+    fn = re.sub(rf'^  (%[\w.]+) = getelementptr inbounds (%"struct\.vplat::gen::aarch64::State"), ptr (%[\w.]+), '
+                rf"i64 0, i32 (\d+), i64 ({value}){end}", member, fn, flags=re.M)
+    # Every other use: the constant itself.
+    def use(m):
+        r = reads[m.group(0)]
+        return const(*r) if isinstance(r, tuple) else const(r)
+    every = "|".join(re.escape(v) for v in sorted(reads, key=len, reverse=True))
+    fn = re.sub(rf"(?<![\w.%])({every}){end}(?! = add i64 0, 0)", use, fn)
+    return fn, used
+
+
+def struct_fields(body):
+    """The top-level member types of an LLVM struct type's body `{ a, [2 x b], c }`."""
+    fields, depth, cur = [], 0, ""
+    for ch in body.strip()[1:-1]:
+        if ch in "[{<(":
+            depth += 1
+        elif ch in "]}>)":
+            depth -= 1
+        if ch == "," and depth == 0:
+            fields.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        fields.append(cur.strip())
+    return fields
+
+
 def cmd_ghc(out, src):
-    """Gives the stencils and their continuations LLVM's GHC calling convention in clang's IR."""
+    """Gives the stencils and their continuations LLVM's GHC calling convention in clang's IR, and makes their
+    holes constants to the code generator (holes_as_constants)."""
     text = open(src).read()
+    state = re.search(r'^%"struct\.vplat::gen::aarch64::State" = type (\{.*\})$', text, re.M)
+    state_fields = struct_fields(state.group(1)) if state else []
+    parts = re.split(r"(?m)^(?=define )", text)
+    used = set()
+    for i in range(1, len(parts)):
+        head, sep, rest = parts[i].partition("\n}\n")
+        head, names = holes_as_constants(head, state_fields)
+        parts[i] = head + sep + rest
+        used |= names
+    text = "".join(parts)
+    # Absolute symbols in [0, 2^31): llc uses them as immediates and displacements (R_X86_64_32/32S), even in
+    # position-independent code.
+    if used:
+        text += "".join(f"@{n} = extern_weak global i8, !absolute_symbol !99999999\n" for n in sorted(used))
+        text += "!99999999 = !{i64 0, i64 2147483648}\n"
     text = re.sub(r"^define (dso_local )?i64 @vplat_st_", r"define \1ghccc i64 @vplat_st_", text, flags=re.M)
     text = re.sub(r"^declare (dso_local )?i64 @vplat_st_", r"declare \1ghccc i64 @vplat_st_", text, flags=re.M)
     text = re.sub(r"musttail call i64 @vplat_st_", "musttail call ghccc i64 @vplat_st_", text)
