@@ -57,10 +57,13 @@ inline void store_host(uint8_t* p, uint64_t size, uint64_t v) {
 }
 } // namespace memory_detail
 
+// The hit test compares the page of the access's last byte with the entry of its first byte's page: equal
+// only when the access stays on that page (an entry holds a page of its own index, and the next page has the
+// next index), so one compare does both tests.
 inline uint64_t mem_read(State& s, uint64_t addr, uint64_t size) {
   auto& c = cpu::core_of(s);
   const auto& e = c.tlb_[c.access_el_][(addr >> 12) & (cpu::Core::kTlbSize - 1)];
-  if (e.read == (addr & ~0xfffull) && (addr & 0xfff) + size <= 0x1000) [[likely]]
+  if (e.read == ((addr + size - 1) & ~0xfffull)) [[likely]]
     return memory_detail::load_host(e.host(addr), size);
   return c.read_slow(addr, static_cast<unsigned>(size));
 }
@@ -68,7 +71,7 @@ inline uint64_t mem_read(State& s, uint64_t addr, uint64_t size) {
 inline void mem_write(State& s, uint64_t addr, uint64_t size, uint64_t value) {
   auto& c = cpu::core_of(s);
   const auto& e = c.tlb_[c.access_el_][(addr >> 12) & (cpu::Core::kTlbSize - 1)];
-  if (e.write == (addr & ~0xfffull) && (addr & 0xfff) + size <= 0x1000) [[likely]] {
+  if (e.write == ((addr + size - 1) & ~0xfffull)) [[likely]] {
     if (*c.monitors_active_) [[unlikely]]
       c.group->store_to(c, e.pa | (addr & 0xfff), size);
     memory_detail::store_host(e.host(addr), size, value);
