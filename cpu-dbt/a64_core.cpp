@@ -180,7 +180,7 @@ void Core::set_sp_sel(unsigned new_el, unsigned new_spsel) {
 }
 
 void Core::update_cached() {
-  access_el_ = el_;
+  set_access_el(el_);
   align_mask_ = (sys.sctlr & 2) ? ~0ull : 0;
   sp_check_ = el_ == 0 ? (sys.sctlr >> 4 & 1) : (sys.sctlr >> 3 & 1);
   unsigned fpen = (sys.cpacr >> 20) & 3;
@@ -618,7 +618,7 @@ uint64_t Core::flagged_step(a64::State* s, const threaded::Insn* d, uint64_t n, 
   c.block_done_ = n;
   c.NPC = next;
   d->exec(c, insn);
-  if (info & kFlagUnpriv) c.access_el_ = c.el_;
+  if (info & kFlagUnpriv) c.set_access_el(c.el_);
   if (c.EXC) return n | threaded::kFaulted;
   if (info & kFlagExclLoad) c.note_exclusive_load();
   c.PC = c.NPC;
@@ -652,7 +652,7 @@ uint32_t Core::run_predecoded_loop(const PredecodedInsn* insns, uint32_t count, 
       block_done_ = done + i;
       NPC = next;
       d.exec(*this, insn);
-      if (info & kFlagUnpriv) access_el_ = el_;
+      if (info & kFlagUnpriv) set_access_el(el_);
       if (EXC) {
         faulted = true;
         return i;
@@ -792,7 +792,7 @@ RunResult Core::run(uint64_t budget, RunEnd end) {
           raise(Exception::SpAlignment);
           goto fault;
         }
-        if ((info & kFlagUnpriv) && unprivileged(insn)) access_el_ = 0;
+        if ((info & kFlagUnpriv) && unprivileged(insn)) set_access_el(0);
         if ((info & kFlagHint) && config.system) {
           unsigned op = (insn >> 5) & 0x7f;
           if (op == 3 || op == 2) { // WFI, WFE
@@ -822,7 +822,7 @@ RunResult Core::run(uint64_t budget, RunEnd end) {
       d.exec(*this, insn);
       // Only LDTR/STTR change access_el_ (above); exception entry and return set it with the EL.
       if (info & kFlagUnpriv) [[unlikely]]
-        access_el_ = el_;
+        set_access_el(el_);
       if (EXC) [[unlikely]]
         goto fault;
       if (info & kFlagExclLoad) [[unlikely]]
@@ -834,7 +834,7 @@ RunResult Core::run(uint64_t budget, RunEnd end) {
       continue;
     }
   fault:
-    access_el_ = el_;
+    set_access_el(el_);
     block_start = true;
     if (!config.system) return {Exit::Exception, retired - start};
     deliver_sync();

@@ -314,6 +314,13 @@ public:
   BlockRange blocks_[kBlocksListed];
   size_t block_count_ = 0;
   unsigned access_el_ = 1;                  // EL whose permissions data accesses use (0 for LDTR/STTR at EL1)
+  // tlb_[access_el_], which the interpreter's and baseline code's data accesses index (one load instead of
+  // the bank's address computed from access_el_ at each); set_access_el keeps the two together.
+  TlbEntry* data_tlb_ = tlb_[1];
+  void set_access_el(unsigned el) {
+    access_el_ = el;
+    data_tlb_ = tlb_[el];
+  }
   uint64_t align_mask_ = 0;                 // ~0 if SCTLR_EL1.A checks alignment, else 0
   bool* monitors_active_;                   // the group's flag, or a false one
 
@@ -417,7 +424,7 @@ private:
       raise(Exception::SpAlignment);
       return false;
     }
-    if ((info & kFlagUnpriv) && unprivileged(insn)) access_el_ = 0;
+    if ((info & kFlagUnpriv) && unprivileged(insn)) set_access_el(0);
     return true;
   }
 

@@ -507,7 +507,7 @@ struct Result {
 
 // Offsets (from the State base of a Core) of the Core members translated code touches.
 struct CoreOffsets {
-  size_t attention, access_el, cur_insn, sp_check, tlb, itlb, block_runs;
+  size_t attention, access_el, cur_insn, sp_check, tlb, itlb, data_tlb, block_runs;
   size_t retired, block_done, last_exit, fp_trap, run_to_boundary, wrapper_result;
   // Storage of the registers plain_sysreg_access names, and SPSel (SP_EL0 is sp_other_ while it is 1).
   size_t tpidr_el0, tpidr_el1, tpidrro_el0, sp_other, spsel;
@@ -1748,8 +1748,14 @@ struct JitEngine::Impl {
         b.CreateBr(c.fault_block());
         b.SetInsertPoint(cont);
       }
-      if (unpriv)
-        b.CreateStore(b.getInt32(0), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
+      // Core::set_access_el: the EL and its data TLB bank (which the interpreter functions index).
+      auto set_access_el = [&](unsigned el) {
+        b.CreateStore(b.getInt32(el), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
+        b.CreateStore(
+            b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.tlb + el * sizeof(Core::TlbEntry) * Core::kTlbSize),
+            b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.data_tlb));
+      };
+      if (unpriv) set_access_el(0);
       access_el = unpriv ? 0 : req.key.el;
       if (branch) c.store_state(npc, 64, c.k64(pc + 4));
       if (fallback || !g::kJitEmit[id](c, insn)) {
@@ -1760,9 +1766,7 @@ struct JitEngine::Impl {
       if (flags & kFlagExclLoad)
         c.call_helper(reinterpret_cast<void*>(&note_exclusive_load), vplat::adljit::Ctx::Ret::Void, true, {},
                       false);
-      if (unpriv)
-        b.CreateStore(b.getInt32(req.key.el),
-                      b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), state, off.access_el));
+      if (unpriv) set_access_el(req.key.el);
       if (branch && i + 1 < n) { // a conditional branch inside the block: a side exit when taken
         llvm::Value* target = c.load_state(npc, 64, false);
         auto* taken = llvm::BasicBlock::Create(*ctx, "taken", f);
@@ -3040,6 +3044,7 @@ void JitEngine::add_core(Core& core) {
   im.off.cur_insn = static_cast<size_t>(reinterpret_cast<char*>(&core.cur_insn) - base);
   im.off.sp_check = static_cast<size_t>(reinterpret_cast<char*>(&core.sp_check_) - base);
   im.off.tlb = static_cast<size_t>(reinterpret_cast<char*>(&core.tlb_) - base);
+  im.off.data_tlb = static_cast<size_t>(reinterpret_cast<char*>(&core.data_tlb_) - base);
   im.off.itlb = static_cast<size_t>(reinterpret_cast<char*>(&core.itlb_) - base);
   if (im.off.monitors && im.off.monitors != core.monitors_active_) {
     std::fprintf(stderr, "vplat: cores of one JIT engine with different exclusive monitor groups\n");

@@ -62,7 +62,7 @@ inline void store_host(uint8_t* p, uint64_t size, uint64_t v) {
 // next index), so one compare does both tests.
 inline uint64_t mem_read(State& s, uint64_t addr, uint64_t size) {
   auto& c = cpu::core_of(s);
-  const auto& e = c.tlb_[c.access_el_][(addr >> 12) & (cpu::Core::kTlbSize - 1)];
+  const auto& e = c.data_tlb_[(addr >> 12) & (cpu::Core::kTlbSize - 1)];
   if (e.read == ((addr + size - 1) & ~0xfffull)) [[likely]]
     return memory_detail::load_host(e.host(addr), size);
   return c.read_slow(addr, static_cast<unsigned>(size));
@@ -70,7 +70,7 @@ inline uint64_t mem_read(State& s, uint64_t addr, uint64_t size) {
 
 inline void mem_write(State& s, uint64_t addr, uint64_t size, uint64_t value) {
   auto& c = cpu::core_of(s);
-  const auto& e = c.tlb_[c.access_el_][(addr >> 12) & (cpu::Core::kTlbSize - 1)];
+  const auto& e = c.data_tlb_[(addr >> 12) & (cpu::Core::kTlbSize - 1)];
   if (e.write == ((addr + size - 1) & ~0xfffull)) [[likely]] {
     if (*c.monitors_active_) [[unlikely]]
       c.group->store_to(c, e.pa | (addr & 0xfff), size);
