@@ -351,9 +351,12 @@ bool Compiler::relocate(uint8_t* code, uint32_t section, uint64_t pc, uint32_t w
       if (!next) return false;
       break;
     case st::kField: {
-      const uint32_t lsb = (r.index >> 8) & 0xff, width = r.index & 0xff, shift = r.index >> 16;
+      const uint32_t lsb = (r.index >> 8) & 0xff, width = r.index & 0xff, shift = (r.index >> 16) & 0xf;
+      const bool sign_extended = (r.index >> 20) & 1;
       if (!next || lsb + width > 32 || width == 0 || shift > 8) return false;
-      target = ((word >> lsb) & ((uint64_t{1} << width) - 1)) << shift;
+      target = (word >> lsb) & ((uint64_t{1} << width) - 1);
+      if (sign_extended && (target >> (width - 1)) & 1) target |= ~uint64_t{0} << width;
+      target <<= shift;
       break;
     }
     case st::kContinuation: {

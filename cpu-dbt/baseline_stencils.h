@@ -17,8 +17,9 @@ struct Section {
   uint32_t first_reloc, relocs; // in kRelocs
 };
 enum RelocType : uint8_t { kAbs64, kPc32, kGotPc32, kAbs32, kAbs32S };
-// kField: an instruction field's value shifted left (a register's offset in the state, a scaled immediate),
-// the index shift << 16 | lsb << 8 | width.
+// kField: an instruction field's value, sign-extended from its top bit or not, shifted left (a register's
+// offset in the state, a scaled immediate, a branch offset): the index sign_extended << 20 | shift << 16 |
+// lsb << 8 | width.
 enum TargetKind : uint8_t { kHole, kContinuation, kExternal, kSection, kField };
 // Holes, in the order stencils.py lists them.
 enum Hole : uint8_t { kHolePc, kHoleWord, kHoleAttentionOffset };

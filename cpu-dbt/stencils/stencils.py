@@ -306,12 +306,13 @@ def cmd_table(out, objs):
                 sym = o.syms[symi]
                 kind = R_X86_64[typ]
                 if sym["shndx"] == 0:  # undefined: a hole, a continuation or the program's symbol
-                    field = re.fullmatch(r"vplat_hole_f_(\d+)_(\d+)(?:_s(\d))?", sym["name"])
+                    field = re.fullmatch(r"vplat_hole_f_(\d+)_(\d+)(?:_([sx])(\d))?", sym["name"])
                     if sym["name"] in holes:
                         relocs.append((off, kind, "hole", holes.index(sym["name"]), addend))
                     elif field:
-                        lsb, width, shift = int(field.group(1)), int(field.group(2)), int(field.group(3) or 0)
-                        relocs.append((off, kind, "field", (shift << 16) | (lsb << 8) | width, addend))
+                        lsb, width, shift = int(field.group(1)), int(field.group(2)), int(field.group(4) or 0)
+                        signed = field.group(3) == "x"
+                        relocs.append((off, kind, "field", (signed << 20) | (shift << 16) | (lsb << 8) | width, addend))
                     elif sym["name"].startswith("vplat_hole_"):
                         raise SystemExit(f"{path}: unknown hole {sym['name']}")
                     elif sym["name"] in conts:
@@ -407,8 +408,8 @@ def cmd_table(out, objs):
     open(out, "w").write("\n".join(w) + "\n")
 
 
-# A hole that clang's IR reads through `asm "movl $$vplat_hole_..."` (an i64 field, or the attention offset).
-HOLE_ASM = re.compile(r'^  (%[\w.]+) = (?:tail )?call i64 asm "movl \$\$(vplat_hole_(?:f_\d+_\d+|off_attention)), '
+# A hole that clang's IR reads through `asm "movl $$vplat_hole_..."`: a field (i64) or the attention offset (i32).
+HOLE_ASM = re.compile(r'^  (%[\w.]+) = (?:tail )?call (i64|i32) asm "movl \$\$(vplat_hole_(?:f_\d+_\d+|off_attention)), '
                       r'\$\{0:k\}", "=r,~\{dirflag\},~\{fpsr\},~\{flags\}"\(\)[^\n]*\n', re.M)
 # The sizes of the element types by which a hole indexes the state's arrays (registers: X, V).
 ELEMENT_SHIFT = {"i8": 0, "i16": 1, "i32": 2, "i64": 3, "i128": 4}
@@ -417,43 +418,77 @@ ELEMENT_SHIFT = {"i8": 0, "i16": 1, "i32": 2, "i64": 3, "i128": 4}
 def holes_as_constants(fn, state_fields):
     """Turns the asm reads of holes in one function into absolute symbols (constants to llc), so that the code
     generator folds them into the instructions using them: `mov 0x28(%r13), %rax` for X5 instead of
-    `mov $5, %eax; mov (%r13,%rax,8), %rax`. A hole that indexes an array of the state, or that is shifted
+    `mov $5, %eax; mov (%r13,%rax,8), %rax`. A field that indexes an array of the state, or that is shifted
     left by a constant, becomes a scaled hole vplat_hole_f_<lsb>_<width>_s<shift> (the runtime fills in
-    field << shift). The asm reads were there so that clang's optimizer saw opaque values; llc's passes
-    neither fold nor reorder anything by these (the symbols are extern_weak: not assumed non-null)."""
-    reads = {m.group(1): m.group(2) for m in HOLE_ASM.finditer(fn)}
+    field << shift); one sign-extended and then scaled (a branch offset), vplat_hole_f_<lsb>_<width>_x<shift>.
+    The asm reads were there so that clang's optimizer saw opaque values; llc's passes neither fold nor
+    reorder anything by these (the symbols are extern_weak: not assumed non-null)."""
+    # value -> (symbol, shift, sign-extended, bits of the IR type)
+    reads = {m.group(1): (m.group(3), 0, False, int(m.group(2)[1:])) for m in HOLE_ASM.finditer(fn)}
     if not reads:
         return fn, set()
     # Lines that defined a value stay, dead, as `add 0, 0`: clang numbers its values, and the numbers must run on.
-    dead = r"  \1 = add i64 0, 0\n"
-    fn = HOLE_ASM.sub(dead, fn)
+    fn = HOLE_ASM.sub(r"  \1 = add i64 0, 0\n", fn)
     used = set()
-
-    def const(sym, shift=0):
-        name = sym if shift == 0 else f"{sym}_s{shift}"
-        used.add(name)
-        return f"ptrtoint (ptr @{name} to i64)"
-
-    value = "|".join(re.escape(v) for v in sorted(reads, key=len, reverse=True))
     end = r"(?![\w.])"
-    # x = shl (nuw) (nsw) i64 HOLE, K: a scaled hole (an immediate offset, say).
-    def shl(m):
-        k = int(m.group(3))
-        if k > 8:
-            return m.group(0)
-        reads[m.group(1)] = (reads[m.group(2)], k)
-        return f"  {m.group(1)} = add i64 0, 0\n"
-    fn = re.sub(rf"^  (%[\w.]+) = shl (?:nuw )?(?:nsw )?i64 ({value}){end}, (\d+)\n", shl, fn, flags=re.M)
+
+    def alternatives(vals):
+        return "|".join(re.escape(v) for v in sorted(vals, key=len, reverse=True))
+
+    def const(sym, shift, signed, bits):
+        name = sym + (f"_x{shift}" if signed else f"_s{shift}" if shift else "")
+        used.add(name)
+        return f"ptrtoint (ptr @{name} to i{bits})"
+
+    def alias(name, read):
+        reads[name] = read
+        return f"  {name} = add i64 0, 0\n"
+
+    def width(sym):
+        f = re.fullmatch(r"vplat_hole_f_\d+_(\d+)", sym)
+        return int(f.group(1)) if f else None
+
+    # x = zext i32 HOLE to i64: the same hole, as an i64.
+    narrow = alternatives(v for v, r in reads.items() if r[3] == 32)
+    if narrow:
+        fn = re.sub(rf"^  (%[\w.]+) = zext i32 ({narrow}){end} to i64\n",
+                    lambda m: alias(m.group(1), reads[m.group(2)][:3] + (64,)), fn, flags=re.M)
+    fields = alternatives(v for v, r in reads.items() if r[3] == 64 and r[1] == 0 and width(r[0]))
+    if fields:
+        # x = shl (nuw) (nsw) i64 FIELD, K: a scaled hole (an immediate offset, say). A shift that moves the
+        # field's top bit to bit 63 stays, for the sign extension below.
+        shifted = {}
+
+        def shl(m):
+            k, read = int(m.group(3)), reads[m.group(2)]
+            if k > 8:
+                shifted[m.group(1)] = (read, k)
+                return m.group(0)
+            return alias(m.group(1), (read[0], k, False, 64))
+        fn = re.sub(rf"^  (%[\w.]+) = shl (?:nuw )?(?:nsw )?i64 ({fields}){end}, (\d+)\n", shl, fn, flags=re.M)
+        # y = ashr (exact) i64 x, B after x = shl FIELD, 64 - width: the field sign-extended, times 2^(64 - width - B).
+        if shifted:
+            def ashr(m):
+                (read, k), b = shifted[m.group(2)], int(m.group(3))
+                if k != 64 - width(read[0]) or b > k or k - b > 8:
+                    return m.group(0)
+                return alias(m.group(1), (read[0], k - b, True, 64))
+            fn = re.sub(rf"^  (%[\w.]+) = ashr (?:exact )?i64 ({alternatives(shifted)}){end}, (\d+)\n", ashr, fn,
+                        flags=re.M)
+    wide = alternatives(v for v, r in reads.items() if r[3] == 64 and r[1] == 0 and not r[2])
+
     # An array element indexed by a hole: base + hole << log2(element size), one displacement.
     def array(m):
         elem, base, v = m.group(2), m.group(3), m.group(4)
         if elem not in ELEMENT_SHIFT:
             return m.group(0)
-        return f"{m.group(1)} = getelementptr inbounds i8, ptr {base}, i64 {const(reads[v], ELEMENT_SHIFT[elem])}"
-    fn = re.sub(rf"^  (%[\w.]+) = getelementptr inbounds \[\d+ x (\w+)\], ptr (%[\w.]+), i64 0, i64 ({value}){end}",
+        scaled = (reads[v][0], ELEMENT_SHIFT[elem], False, 64)
+        return f"{m.group(1)} = getelementptr inbounds i8, ptr {base}, i64 {const(*scaled)}"
+    fn = re.sub(rf"^  (%[\w.]+) = getelementptr inbounds \[\d+ x (\w+)\], ptr (%[\w.]+), i64 0, i64 ({wide}){end}",
                 array, fn, flags=re.M)
     # The same through the state's struct type: the field's start first, then the element.
     counter = [0]
+
     def member(m):
         field, v = int(m.group(4)), m.group(5)
         ty = state_fields[field] if field < len(state_fields) else ""
@@ -462,16 +497,14 @@ def holes_as_constants(fn, state_fields):
             return m.group(0)
         counter[0] += 1
         at = f"%vplat.member.{counter[0]}"
+        scaled = (reads[v][0], ELEMENT_SHIFT[arr.group(1)], False, 64)
         return (f"  {at} = getelementptr inbounds {m.group(2)}, ptr {m.group(3)}, i64 0, i32 {field}, i64 0\n"
-                f"  {m.group(1)} = getelementptr inbounds i8, ptr {at}, i64 {const(reads[v], ELEMENT_SHIFT[arr.group(1)])}")
+                f"  {m.group(1)} = getelementptr inbounds i8, ptr {at}, i64 {const(*scaled)}")
     fn = re.sub(rf'^  (%[\w.]+) = getelementptr inbounds (%"struct\.vplat::gen::aarch64::State"), ptr (%[\w.]+), '
-                rf"i64 0, i32 (\d+), i64 ({value}){end}", member, fn, flags=re.M)
+                rf"i64 0, i32 (\d+), i64 ({wide}){end}", member, fn, flags=re.M)
     # Every other use: the constant itself.
-    def use(m):
-        r = reads[m.group(0)]
-        return const(*r) if isinstance(r, tuple) else const(r)
-    every = "|".join(re.escape(v) for v in sorted(reads, key=len, reverse=True))
-    fn = re.sub(rf"(?<![\w.%])({every}){end}(?! = add i64 0, 0)", use, fn)
+    fn = re.sub(rf"(?<![\w.%])({alternatives(reads)}){end}(?! = add i64 0, 0)", lambda m: const(*reads[m.group(0)]),
+                fn)
     return fn, used
 
 
@@ -509,9 +542,11 @@ def cmd_ghc(out, src):
     text = "".join(parts)
     # Absolute symbols in [0, 2^31): llc uses them as immediates and displacements (R_X86_64_32/32S), even in
     # position-independent code.
+    # (a sign-extended field's values reach below 0).
     if used:
-        text += "".join(f"@{n} = extern_weak global i8, !absolute_symbol !99999999\n" for n in sorted(used))
-        text += "!99999999 = !{i64 0, i64 2147483648}\n"
+        text += "".join(f"@{n} = extern_weak global i8, !absolute_symbol !{99999998 if re.search(r'_x[0-9]$', n) else 99999999}\n"
+                        for n in sorted(used))
+        text += "!99999998 = !{i64 -2147483648, i64 2147483648}\n!99999999 = !{i64 0, i64 2147483648}\n"
     text = re.sub(r"^define (dso_local )?i64 @vplat_st_", r"define \1ghccc i64 @vplat_st_", text, flags=re.M)
     text = re.sub(r"^declare (dso_local )?i64 @vplat_st_", r"declare \1ghccc i64 @vplat_st_", text, flags=re.M)
     text = re.sub(r"musttail call i64 @vplat_st_", "musttail call ghccc i64 @vplat_st_", text)
