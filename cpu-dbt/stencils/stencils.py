@@ -540,12 +540,11 @@ def cmd_ghc(out, src):
         parts[i] = head + sep + rest
         used |= names
     text = "".join(parts)
-    # Absolute symbols in [0, 2^31): llc uses them as immediates and displacements (R_X86_64_32/32S), even in
-    # position-independent code.
-    # (a sign-extended field's values reach below 0).
+    # Absolute symbols in [0, 2^31) (sign-extended fields: [-2^31, 2^31)): llc uses them as immediates and
+    # displacements (R_X86_64_32/32S), even in position-independent code.
     if used:
-        text += "".join(f"@{n} = extern_weak global i8, !absolute_symbol !{99999998 if re.search(r'_x[0-9]$', n) else 99999999}\n"
-                        for n in sorted(used))
+        for n in sorted(used):
+            text += f"@{n} = extern_weak global i8, !absolute_symbol !{99999998 if n[-2] == 'x' else 99999999}\n"
         text += "!99999998 = !{i64 -2147483648, i64 2147483648}\n!99999999 = !{i64 0, i64 2147483648}\n"
     text = re.sub(r"^define (dso_local )?i64 @vplat_st_", r"define \1ghccc i64 @vplat_st_", text, flags=re.M)
     text = re.sub(r"^declare (dso_local )?i64 @vplat_st_", r"declare \1ghccc i64 @vplat_st_", text, flags=re.M)
