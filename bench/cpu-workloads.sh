@@ -9,7 +9,8 @@
 # sha256 equals the one the host's own tools give on the same input, and the peak resident memory of each
 # emulator (/usr/bin/time -f %M).
 # Environment: RUNS (runs per emulator, default 3), CPU_TIMEOUT (seconds per run, default 1200),
-# CPU_WORKLOADS (comma-separated names: only those workloads, e.g. shell-loop,zstd-3), CPU_IMAGE_DIR (default BUILD_DIR/guest-cpu), CPU_BASE_IMAGE_DIR (default BUILD_DIR/guest),
+# CPU_WORKLOADS (comma-separated names: only those workloads, e.g. shell-loop,zstd-3),
+# CPU_IMAGE_DIR (default BUILD_DIR/guest-cpu), CPU_BASE_IMAGE_DIR (default BUILD_DIR/guest),
 # QEMU (default qemu-system-aarch64).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -51,8 +52,9 @@ append = "console=ttyAMA0 vplat.cmd=vplat-cpu-workloads"
 all_workloads = ["sha256sum", "gzip-6", "gunzip", "bzip2-9", "xz-1", "zstd-3", "zstd-9", "shell-loop"]
 workloads = all_workloads
 if only:
-    workloads = [w for w in all_workloads if w in only.split(",")]
-    unknown = [w for w in only.split(",") if w not in all_workloads]
+    named = only.split(",")
+    workloads = [w for w in all_workloads if w in named]
+    unknown = [w for w in named if w not in all_workloads]
     if unknown or not workloads:
         sys.exit(f"cpu-workloads.sh: CPU_WORKLOADS names {' '.join(unknown) or 'nothing'}; "
                  f"known: {','.join(all_workloads)}")
