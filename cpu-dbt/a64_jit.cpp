@@ -6,6 +6,7 @@
 #include "aarch64_jit.h"
 #include "cpu-dbt/a64_core.h"
 #include "cpu-dbt/baseline.h"
+#include "cpu-dbt/jit_codegen.h"
 #include "cpu-dbt/jit_likely_paths.h"
 #include "cpu-dbt/jit_loop_exits.h"
 #include "cpu-dbt/jit_narrow_compares.h"
@@ -102,6 +103,8 @@ namespace {
 // Set on the compile thread while it generates first-tier code (LLJIT compiles on the thread that looks a
 // module's symbols up).
 thread_local bool first_tier_codegen = false;
+// Set with it while FirstTierPasses are applied. The two pick the code generator's pipeline (jit_codegen.h).
+thread_local bool first_tier_fewer_passes = false;
 
 // The register allocator both tiers' code generators use (-regalloc=vplat-tiered). The first tier's
 // blocks are many and compile time decides how much of a boot or a program's start runs interpreted:
@@ -771,17 +774,28 @@ struct JitEngine::Impl {
     }
     jtmb->setCodeGenOptLevel(level);
     jtmb->getOptions().EnableFastISel = fast_isel;
+    llvm::orc::LLJITBuilder builder;
+    builder.setJITTargetMachineBuilder(std::move(*jtmb));
+    // VPLAT_JIT_REUSE_PIPELINE=0: a new code generator pipeline for every module (ORC's SimpleCompiler).
+    if (env_on("VPLAT_JIT_REUSE_PIPELINE"))
+      builder.setCompileFunctionCreator(
+          [](llvm::orc::JITTargetMachineBuilder from)
+              -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+            auto tm = from.createTargetMachine();
+            if (!tm) return tm.takeError();
+            return std::make_unique<ReusedPipelineCompiler>(std::move(*tm), [] {
+              return (first_tier_codegen ? 1u : 0u) | (first_tier_fewer_passes ? 2u : 0u);
+            });
+          });
     // The object layer LLJIT makes by default on x86-64 ELF, named here for its event listeners (perf map).
-    auto j = llvm::orc::LLJITBuilder()
-                 .setJITTargetMachineBuilder(std::move(*jtmb))
-                 .setObjectLinkingLayerCreator(
-                     [listener](llvm::orc::ExecutionSession& session, const llvm::Triple&) {
-                       auto layer = std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
-                           session, [] { return std::make_unique<llvm::SectionMemoryManager>(); });
-                       if (listener) layer->registerJITEventListener(*listener);
-                       return llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>>(std::move(layer));
-                     })
-                 .create();
+    builder.setObjectLinkingLayerCreator(
+        [listener](llvm::orc::ExecutionSession& session, const llvm::Triple&) {
+          auto layer = std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+              session, [] { return std::make_unique<llvm::SectionMemoryManager>(); });
+          if (listener) layer->registerJITEventListener(*listener);
+          return llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>>(std::move(layer));
+        });
+    auto j = builder.create();
     if (!j) {
       std::fprintf(stderr, "vplat: cannot create the JIT: %s\n", llvm::toString(j.takeError()).c_str());
       std::abort();
@@ -1140,10 +1154,11 @@ struct JitEngine::Impl {
     first_tier_codegen = !optimized;
     const bool fewer_passes = !optimized && !keep_codegen_passes;
     if (fewer_passes) first_tier_passes.apply(true);
+    first_tier_fewer_passes = fewer_passes;
     auto found = jit.getExecutionSession().lookup(llvm::orc::makeJITDylibSearchOrder(&jit.getMainJITDylib()),
                                                   std::move(wanted));
     if (fewer_passes) first_tier_passes.apply(false);
-    first_tier_codegen = false;
+    first_tier_codegen = first_tier_fewer_passes = false;
     if (!found) jit_failed(found.takeError());
     BlockExit* const exits_base = slots.get();
     auto code = std::make_shared<Chunk>(std::move(rt), std::move(slots), exits, &graveyard);
