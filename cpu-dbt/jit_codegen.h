@@ -11,7 +11,7 @@ namespace vplat::cpu {
 // Like ORC's SimpleCompiler, except that the code generator's pass pipeline is built once and run on every
 // module, instead of being built and torn down for each. Building it (TargetPassConfig adding and
 // scheduling ~100 passes) and destroying it cost ~2 M host instructions a module: on small first-tier
-// modules, about a sixth of their code generation. LLVM's AsmPrinter, MachineModuleInfo and MCContext
+// modules, about a fifth of their code generation. LLVM's AsmPrinter, MachineModuleInfo and MCContext
 // reset themselves at the end of each module (llc -run-twice relies on it), and the objects are the same
 // bytes as a fresh pipeline's (jit_codegen_test.cpp).
 //
