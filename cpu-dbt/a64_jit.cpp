@@ -39,6 +39,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PassTimingInfo.h>
 #include <llvm/IR/ProfDataUtils.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Object/SymbolSize.h>
@@ -1089,6 +1090,9 @@ struct JitEngine::Impl {
       cv.notify_all();
       worker.join();
     }
+    // VPLAT_JIT_LLVM_ARGS="-time-passes": LLVM's report of its passes' times (nothing prints it otherwise in
+    // a program that does not shut LLVM down).
+    if (llvm::TimePassesIsEnabled) llvm::reportAndResetTimings(&llvm::errs());
     results.clear();
     blocks.clear();
     graveyard.code.clear();
