@@ -13,6 +13,7 @@
 #include "cpu-dbt/jit_perf_map.h"
 #include "cpu-dbt/jit_round_trips.h"
 #include "cpu-dbt/jit_state_alias.h"
+#include "cpu-dbt/jit_state_loads.h"
 #include "cpu-dbt/jit_state_stores.h"
 #include <algorithm>
 #include <array>
@@ -2447,6 +2448,9 @@ struct JitEngine::Impl {
       else
         fpm.addPass(OverwrittenStateStores());
       fpm.addPass(llvm::SimplifyCFGPass()); // branches folding decided (e.g. a same-page exit)
+      // The state cache's loads where their values are used (jit_state_loads.h). VPLAT_JIT_STATE_LOADS=0:
+      // all at the block's start, for comparisons.
+      if (full && env_on("VPLAT_JIT_STATE_LOADS")) fpm.addPass(StateLoadsWhereUsed());
       // Flags and NPC stored and read back (the InstCombine folds this tier needs most; cpu-dbt/README.md
       // "First tier: flags read back"). VPLAT_JIT_ROUND_TRIPS=0: off, for comparisons.
       if (!full && env_on("VPLAT_JIT_ROUND_TRIPS")) fpm.addPass(BooleanRoundTrips());

@@ -231,7 +231,9 @@ Ctx::CachedVar* Ctx::cached(size_t offset, int bits) {
   llvm::Type* t = storage_type(*this, bits);
   llvm::AllocaInst* var = local(t);
   llvm::IRBuilder<> lb(cache_load_bb_->getTerminator());
-  lb.CreateStore(lb.CreateLoad(t, lb.CreateConstInBoundsGEP1_64(i8, state, offset)), var);
+  llvm::LoadInst* ld = lb.CreateLoad(t, lb.CreateConstInBoundsGEP1_64(i8, state, offset));
+  tag_register(ld, offset);
+  lb.CreateStore(ld, var);
   cached_.push_back({offset, bits, var, false, local_only_ && local_only_(offset)});
   return &cached_.back();
 }
