@@ -2429,6 +2429,14 @@ struct JitEngine::Impl {
       const bool narrow_compares = env_on("VPLAT_JIT_NARROW_COMPARES");
       if (full && narrow_compares) fpm.addPass(NarrowCompares());
       fpm.addPass(llvm::SimplifyCFGPass());
+      // The first tier threads jumps too (session 46), after the CFG is cleaned up: the branch on whether an
+      // inlined access's helper ran (`helper_ran`) joins the fast and slow paths with the rest of the
+      // instruction, which SimplifyCFG does not duplicate, so each fast path zeroed, tested and jumped on a
+      // constant. `TIERS=1 bench/jit-code.sh`, host instructions per guest instruction at Less / None:
+      // rc 11.500 -> 11.274 / 12.805 -> 12.765, lz 13.447 -> 12.834 / 14.490 -> 13.875, gz 11.463 -> 11.060
+      // / 12.399 -> 12.176, calls 15.821 -> 15.495 / 17.821 -> 17.778; pass time per guest instruction in a
+      // boot ~1-2% more. VPLAT_JIT_T1_THREAD=0: off, for comparisons.
+      if (!full && env_on("VPLAT_JIT_T1_THREAD")) fpm.addPass(llvm::JumpThreadingPass());
       if (full) {
         fpm.addPass(llvm::GVNPass());
         // A block that loops: flags and the next PC that only its exits read leave the loop (after GVN, which
