@@ -79,9 +79,10 @@ public:
 
   // ---- state cache. With it enabled, the state variables `cacheable` selects (at a constant address) live
   // in allocas (promoted to SSA values by the optimiser) for the whole function being built: each is loaded
-  // once, before the first instruction (in `load_bb`, ahead of its terminator), and reaches the state only
-  // where the caller writes it back (exits, calls of helpers that read it). Accesses at a run-time index or
-  // of another width go to memory, with the cache written back before and reloaded after.
+  // once, before the first instruction (in `load_bb`, ahead of its terminator; in the registers' alias scope,
+  // so that a later pass may move the load to where it is used: cpu-dbt/jit_state_loads.h), and reaches the
+  // state only where the caller writes it back (exits, calls of helpers that read it). Accesses at a run-time
+  // index or of another width go to memory, with the cache written back before and reloaded after.
   void enable_state_cache(llvm::BasicBlock* load_bb, std::function<bool(size_t offset)> cacheable);
   bool state_cache_enabled() const { return cache_load_bb_ != nullptr; }
   // Cached variables that nothing outside the function reads and no helper reads or writes (a next PC that
