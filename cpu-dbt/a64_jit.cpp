@@ -883,8 +883,8 @@ struct JitEngine::Impl {
       go_on = b.CreateAnd(go_on, b.CreateICmpEQ(load_attention(b, state, unordered), attention));
     return go_on;
   }
-  // VPLAT_JIT_PARTIAL_WRITE_BACK=0: every write-back of a second-tier block that does not loop stores all
-  // that the block writes.
+  // VPLAT_JIT_PARTIAL_WRITE_BACK=0: every write-back of a second-tier block stores all that the block
+  // writes.
   const bool partial_write_backs = env_on("VPLAT_JIT_PARTIAL_WRITE_BACK");
   void make_probe() {
     llvm::orc::LLJIT& j = *jit;
@@ -1250,6 +1250,10 @@ struct JitEngine::Impl {
     limit = limit_phi;
     done = done_phi;
     bool loops = false; // whether any jump back was made (loop_back)
+    // What the instructions up to the last jump back write (Ctx::written_so_far() there): an iteration that
+    // jumped back wrote no more than that before the next one reaches any point.
+    std::vector<bool> written_before_loop_back;
+    std::function<void()> note_loop_back;
     auto loop_from = [&](llvm::BasicBlock* from, llvm::Value* limit_then, llvm::Value* done_then) {
       done_phi->addIncoming(done_then, from);
       limit_phi->addIncoming(limit_then, from);
@@ -1313,6 +1317,7 @@ struct JitEngine::Impl {
     auto loop_back = [&](llvm::IRBuilder<>& eb, llvm::Value* left, llvm::Value* total,
                          llvm::BasicBlock* otherwise) {
       loops = true;
+      if (note_loop_back) note_loop_back();
       auto* again = llvm::BasicBlock::Create(*ctx, "again", f);
       auto* short_left = llvm::BasicBlock::Create(*ctx, "short_left", f);
       if (attention_between_blocks) {
@@ -1344,6 +1349,12 @@ struct JitEngine::Impl {
     }
 
     vplat::adljit::Ctx c(b, state);
+    note_loop_back = [&] {
+      std::vector<bool> now = c.written_so_far();
+      if (written_before_loop_back.size() < now.size()) written_before_loop_back.resize(now.size());
+      for (size_t v = 0; v < now.size(); ++v)
+        written_before_loop_back[v] = written_before_loop_back[v] || now[v];
+    };
     // The general-purpose, flag and vector registers, and the next PC a branch computes: what the memory
     // helpers neither read nor write. (In the second tier's state cache, a branch's target is then an SSA
     // value, stored at the exits only.)
@@ -1363,11 +1374,10 @@ struct JitEngine::Impl {
       c.set_local_only([](size_t o) { return o == offsetof(g::State, NPC); });
     }
     // Where the cache reaches the state. The stores are placed once the whole block is built: a block that
-    // loops back to its start reaches an exit or a call with what later instructions of the previous
-    // iteration wrote, so there each point writes back every variable written anywhere in the block; in a
-    // block that does not loop, only what the instructions before the point write (an exit before the
-    // block's compare stored the flags it had loaded, and so kept them loaded and in a register or a stack
-    // slot all the way).
+    // loops back to its start reaches an exit or a call with what instructions up to its last jump back wrote
+    // in the previous iteration, so there each point writes back that and what the instructions before it
+    // write; in a block that does not loop, only the latter (an exit before the block's compare stored the
+    // flags it had loaded, and so kept them loaded and in a register or a stack slot all the way).
     struct WriteBack {
       llvm::BasicBlock* block;
       std::vector<bool> written; // Ctx::written_so_far() where it was made
@@ -1469,10 +1479,13 @@ struct JitEngine::Impl {
     // Whether a direct branch's target, read from the next PC, may be this block's start. The next PC is a
     // local variable of the block (the state cache's, second tier) that branches set to constants
     // (decode-time fields folded), either way of a conditional one, or selects between constants: if no
-    // constant stored to it so far is the start, the exit does not loop. Without this every block that ends
-    // in B or BL or has a side exit counted as one that loops, whose write-backs store all it writes
-    // anywhere, loaded at its entry for the purpose. (Anything else stored there, and the first tier's next
-    // PC in memory: it may.)
+    // constant the branch stores there is the start, the exit does not loop. Without this every block that
+    // ends in B or BL or has a side exit counted as one that loops, whose write-backs stored all it writes
+    // anywhere, loaded at its entry for the purpose; and with the stores of every branch before it counted, a
+    // branch after a loop's jump back did (its write-backs then stored what the code after it writes).
+    // (Anything else stored there, and the first tier's next PC in memory: it may.) `earlier_npc_stores`:
+    // the stores of the instructions before the current branch, which stores PC + 4 there first.
+    std::unordered_set<const llvm::User*> earlier_npc_stores;
     auto may_be_start = [&](llvm::Value* target) {
       auto* load = llvm::dyn_cast<llvm::LoadInst>(target);
       auto* var = load ? llvm::dyn_cast<llvm::AllocaInst>(load->getPointerOperand()) : nullptr;
@@ -1486,7 +1499,7 @@ struct JitEngine::Impl {
       };
       for (llvm::User* u : var->users()) {
         auto* st = llvm::dyn_cast<llvm::StoreInst>(u);
-        if (!st || st->getPointerOperand() != var) continue;
+        if (!st || st->getPointerOperand() != var || earlier_npc_stores.count(st)) continue;
         llvm::Value* v = st->getValueOperand();
         // The cache's load of the state's stale next PC at the function's start, which no branch reads.
         if (st->getParent() == &f->getEntryBlock() && llvm::isa<llvm::LoadInst>(v)) continue;
@@ -1777,7 +1790,13 @@ struct JitEngine::Impl {
       };
       if (unpriv) set_access_el(0);
       access_el = unpriv ? 0 : req.key.el;
-      if (branch) c.store_state(npc, 64, c.k64(pc + 4));
+      if (branch) {
+        c.store_state(npc, 64, c.k64(pc + 4));
+        earlier_npc_stores.clear();
+        if (auto* st = llvm::dyn_cast<llvm::StoreInst>(&b.GetInsertBlock()->back()))
+          for (const llvm::User* u : st->getPointerOperand()->users())
+            if (u != st) earlier_npc_stores.insert(u);
+      }
       if (fallback || !g::kJitEmit[id](c, insn)) {
         ++stats_fallback;
         c.call_helper(reinterpret_cast<void*>(g::kExec[id]), vplat::adljit::Ctx::Ret::Void, true,
@@ -1841,12 +1860,23 @@ struct JitEngine::Impl {
       if (!write_backs.empty()) write_backs.back().written.clear(); // before any instruction ran
       db.CreateRet(db.CreateOr(decline_done, db.getInt64(kAtBoundary)));
     }
-    for (const WriteBack& wb : write_backs) {
+    for (WriteBack& wb : write_backs) {
       llvm::IRBuilder<> wbb(wb.block->getTerminator());
-      if (loops || !partial_write_backs)
+      if (!partial_write_backs) {
         c.write_back(wbb);
-      else
-        c.write_back_some(wbb, wb.written);
+        continue;
+      }
+      if (loops) {
+        // A point inside a block that loops is reached after any number of iterations, each of which ended
+        // at a jump back: what was written before the point, or before the last jump back. Not what only
+        // the code past the last jump back writes (a loop followed by the code after it in the same block
+        // stored every register that code writes, unchanged, at each of the loop's exits).
+        if (wb.written.size() < written_before_loop_back.size())
+          wb.written.resize(written_before_loop_back.size());
+        for (size_t v = 0; v < written_before_loop_back.size(); ++v)
+          wb.written[v] = wb.written[v] || written_before_loop_back[v];
+      }
+      c.write_back_some(wbb, wb.written);
     }
     if (verify_ir && llvm::verifyFunction(*f, &llvm::errs())) {
       std::fprintf(stderr, "vplat: JIT produced invalid IR for the block at 0x%llx\n",
