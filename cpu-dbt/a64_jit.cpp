@@ -10,6 +10,7 @@
 #include "cpu-dbt/jit_likely_paths.h"
 #include "cpu-dbt/jit_loop_exits.h"
 #include "cpu-dbt/jit_narrow_compares.h"
+#include "cpu-dbt/jit_overflow_flags.h"
 #include "cpu-dbt/jit_perf_map.h"
 #include "cpu-dbt/jit_round_trips.h"
 #include "cpu-dbt/jit_state_alias.h"
@@ -2477,6 +2478,10 @@ struct JitEngine::Impl {
         fpm.addPass(NarrowLoads());
         if (narrow_compares) fpm.addPass(NarrowCompares());
       }
+      // A subtraction's N and V from its overflow intrinsic, where they are materialised (both tiers, after
+      // the compares are narrowed and, in the second tier, moved to the exits; jit_overflow_flags.h).
+      // VPLAT_JIT_OVERFLOW_FLAGS=0: off, for comparisons.
+      if (env_on("VPLAT_JIT_OVERFLOW_FLAGS")) fpm.addPass(OverflowFlags());
       // Both tiers remove overwritten stores of the state only, without MemorySSA (cpu-dbt/README.md
       // "First tier: state stores overwritten"; the second tier since session 32: on four kernels the same
       // host instructions per guest instruction as with LLVM's DSE, for 3-8% less compile work).
