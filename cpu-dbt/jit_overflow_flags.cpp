@@ -72,6 +72,7 @@ bool signed_less(llvm::Value* v, SignedLess& out) {
   auto* cmp = llvm::dyn_cast<llvm::ICmpInst>(v);
   if (!cmp) return false;
   llvm::Value *a = cmp->getOperand(0), *b = cmp->getOperand(1);
+  if (!a->getType()->isIntegerTy()) return false; // pointers
   if (cmp->getPredicate() == llvm::CmpInst::ICMP_SGT)
     std::swap(a, b);
   else if (cmp->getPredicate() != llvm::CmpInst::ICMP_SLT)
