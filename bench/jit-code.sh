@@ -6,7 +6,9 @@
 # under callgrind to 20 M and to 40 M guest instructions; the host instructions in code without a symbol (the
 # JIT's) in the second run minus the first, over 20 M, is the figure: start-up and compiling cancel out.
 # Each kernel at the first tier (VPLAT_JIT_TIER2=0) and with every block at the second (VPLAT_JIT_TIER2=1).
-# Environment: KERNELS (default "rc lz gz calls"), TIERS (default "1 2"). ~3 min per kernel and tier.
+# Environment: KERNELS (default "rc lz gz calls"), TIERS (default "1 2"), CFLAGS (more compiler options, e.g.
+# -falign-functions=4096: every function on a page of its own, so that calls cross pages). ~3 min per kernel
+# and tier.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=${1:-build}
@@ -32,7 +34,8 @@ jit_insns() {
 printf '%-6s %-5s %12s %s\n' kernel tier host/guest "x0 at the 40 M stop (the same in every build)"
 for k in $kernels; do
   [ -f "$here/jit-kernels/$k.c" ] || die "no kernel $here/jit-kernels/$k.c"
-  aarch64-linux-gnu-gcc -O2 -ffreestanding -fno-stack-protector -nostdlib -static -Wl,-Ttext=0x10000 \
+  # shellcheck disable=SC2086 # CFLAGS: words
+  aarch64-linux-gnu-gcc -O2 ${CFLAGS:-} -ffreestanding -fno-stack-protector -nostdlib -static -Wl,-Ttext=0x10000 \
     -o "$tmp/$k.elf" "$here/jit-kernels/start.s" "$here/jit-kernels/$k.c"
   aarch64-linux-gnu-objcopy -O binary "$tmp/$k.elf" "$tmp/$k.bin"
   for tier in $tiers; do

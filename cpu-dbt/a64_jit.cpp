@@ -332,6 +332,24 @@ struct BlockCode;
 using BlockFn = const BlockCode*;
 using EnterFn = uint64_t (*)(BlockFn fn, g::State* s, uint32_t attention, uint64_t limit, uint64_t done);
 constexpr auto kBlockCallingConv = llvm::CallingConv::GHC;
+// The target of the direct branch `word` at `pc` (B, BL, B.cond, CBZ/CBNZ, TBZ/TBNZ), if it is one.
+bool direct_branch_target(uint32_t word, uint64_t pc, uint64_t& target) {
+  auto offset = [&](unsigned lsb, unsigned bits) {
+    const uint64_t imm = (word >> lsb) & ((1ull << bits) - 1);
+    const uint64_t sign = 1ull << (bits - 1);
+    return ((imm ^ sign) - sign) << 2; // sign-extended, in bytes
+  };
+  if ((word & 0x7c000000u) == 0x14000000u) { // B, BL
+    target = pc + offset(0, 26);
+  } else if ((word & 0xff000010u) == 0x54000000u || (word & 0x7e000000u) == 0x34000000u) { // B.cond, CB(N)Z
+    target = pc + offset(5, 19);
+  } else if ((word & 0x7e000000u) == 0x36000000u) { // TB(N)Z
+    target = pc + offset(5, 14);
+  } else {
+    return false;
+  }
+  return true;
+}
 // The IR type of a BlockFn, and a new function of that type and convention in `module`.
 llvm::FunctionType* block_type(llvm::LLVMContext& ctx) {
   auto* i64 = llvm::Type::getInt64Ty(ctx);
@@ -368,11 +386,13 @@ struct BlockExit {
   uint8_t any_target = 0, boundary = 0;
   // A first-tier exit with one target, at a block boundary, jumps to `direct` while `direct_gen` is the
   // current generation (Impl::cache_gen), else to the shared probe; link() sets both when it finds the
-  // target on the exit's own page. The exit writes its target to `target` as it is taken: Core::last_exit_
-  // may be an earlier exit of the chain (a second-tier exit jumps on without setting it), so link() checks
-  // that this exit does lead to the block it links.
-  uint8_t linkable = 0;
-  uint64_t target = 0, direct_gen = 0;
+  // target on the exit's own page, or on another page if the exit `checks_mapping`: its target is known
+  // when the block is made, and before it jumps it tests that the fetch TLB maps the target to `direct_pa`
+  // (the physical page of the block linked). The exit writes its target to `target` as it is taken:
+  // Core::last_exit_ may be an earlier exit of the chain (a second-tier exit jumps on without setting it),
+  // so link() checks that this exit does lead to the block it links.
+  uint8_t linkable = 0, checks_mapping = 0;
+  uint64_t target = 0, direct_gen = 0, direct_pa = 0;
   BlockFn direct = nullptr;
   // In a first-tier block's first exit: the block's runs since the run loop last looked (Impl::promote_hot).
   uint64_t runs = 0;
@@ -622,13 +642,16 @@ struct JitEngine::Impl {
   // fit; a third target (an indirect branch) replaces the second.
   void link(BlockExit* exit, const Block& n) {
     // A direct link needs only some of the probe's tests (the exit makes them: the budget, the attention
-    // flags and the generation): the target is the only one, and the exit's own page is mapped as it was when
-    // the chain entered it (see the exits in build_function).
-    if (exit->linkable && exit->target == n.key.va && (n.key.va & ~0xfffull) == exit->page_va &&
-        (n.key.pa & ~0xfffull) == exit->page_pa && n.key.el == exit->el &&
-        (exit->direct != n.fn || exit->direct_gen != cache_gen)) {
+    // flags, the generation and, on another page, the fetch TLB's mapping): the target is the only one, and
+    // the exit's own page is mapped as it was when the chain entered it (see the exits in build_function).
+    const uint64_t pa_page = n.key.pa & ~0xfffull;
+    const bool page_ok =
+        (n.key.va & ~0xfffull) == exit->page_va ? pa_page == exit->page_pa : exit->checks_mapping;
+    if (exit->linkable && exit->target == n.key.va && page_ok && n.key.el == exit->el &&
+        (exit->direct != n.fn || exit->direct_gen != cache_gen || exit->direct_pa != pa_page)) {
       exit->direct = n.fn;
       exit->direct_gen = cache_gen;
+      exit->direct_pa = pa_page;
       ++stats.direct_links;
     }
     ExitSlot* exits = exit->slots;
@@ -1468,8 +1491,28 @@ struct JitEngine::Impl {
     // The first tier's shared exit tail (made by the first exit that needs it) and its incoming values.
     struct {
       llvm::BasicBlock* block = nullptr;
-      llvm::PHINode *target = nullptr, *exit = nullptr, *left = nullptr, *total = nullptr;
+      llvm::PHINode *target = nullptr, *exit = nullptr, *left = nullptr, *total = nullptr, *page_ok = nullptr;
     } tail;
+    // First tier: a direct link's test of the target's page. On the exit's own page none is needed (see
+    // Impl::link); a target on another page known when the block is made (a B or BL, a conditional branch
+    // taken, the fall-through past the page's end) is tested against the fetch TLB entry for it, at a
+    // constant offset. Calls to other pages had gone through the shared probe (a shell loop: ~70 M of a
+    // boot's and the loop's ~105 M probe runs), whose one indirect jump all exits share.
+    auto direct_page_test = [&](llvm::IRBuilder<>& eb, BlockExit* exit, llvm::Value* target, unsigned k) {
+      uint64_t to = 0;
+      if (auto* c_to = llvm::dyn_cast<llvm::ConstantInt>(target))
+        to = c_to->getZExtValue();
+      else if (!direct_branch_target(req.words[k - 1], req.key.va + 4ull * (k - 1), to))
+        return static_cast<llvm::Value*>(eb.getTrue()); // unknown: link() links it on its own page only
+      if ((to & ~0xfffull) == exit->page_va) return static_cast<llvm::Value*>(eb.getTrue());
+      exit->checks_mapping = 1;
+      const size_t entry = off.itlb + (req.key.el * Core::kTlbSize + ((to >> 12) & (Core::kTlbSize - 1))) *
+                                          sizeof(Core::TlbEntry);
+      llvm::Value* fetch = eb.CreateLoad(i64, at_offset(eb, entry + offsetof(Core::TlbEntry, fetch)));
+      llvm::Value* epa = eb.CreateLoad(i64, at_offset(eb, entry + offsetof(Core::TlbEntry, pa)));
+      return eb.CreateAnd(eb.CreateICmpEQ(fetch, eb.getInt64(to & ~0xfffull)),
+                          eb.CreateICmpEQ(epa, eb.CreateLoad(i64, host_ptr(eb, &exit->direct_pa))));
+    };
     // Whether the point after the block's first k instructions is a block boundary (Core::RunEnd).
     auto boundary_after = [&](unsigned k) {
       return ends_block(g::decode(req.words[k - 1])) || (req.key.va + 4ull * k) % kRegionBytes == 0;
@@ -1545,6 +1588,7 @@ struct JitEngine::Impl {
             llvm::Value* go_on = chain_goes_on(eb, state, attention, left, true);
             go_on = eb.CreateAnd(go_on, eb.CreateICmpEQ(eb.CreateLoad(i64, host_ptr(eb, &exit->direct_gen)),
                                                         eb.CreateLoad(i64, host_ptr(eb, &cache_gen))));
+            go_on = eb.CreateAnd(go_on, direct_page_test(eb, exit, target, k));
             eb.CreateStore(target, host_ptr(eb, &exit->target));
             next = eb.CreateSelect(go_on, eb.CreateLoad(eb.getPtrTy(), host_ptr(eb, &exit->direct)), next);
           }
@@ -1566,6 +1610,7 @@ struct JitEngine::Impl {
           tail.exit = tb.CreatePHI(tb.getPtrTy(), 4);
           tail.left = tb.CreatePHI(i64, 4);
           tail.total = tb.CreatePHI(i64, 4);
+          tail.page_ok = tb.CreatePHI(tb.getInt1Ty(), 4);
           store64(tb, pc_off, tail.target);
           tb.CreateStore(tail.exit, at_offset(tb, off.last_exit));
           tb.CreateStore(tail.target,
@@ -1575,6 +1620,7 @@ struct JitEngine::Impl {
               i64, tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, direct_gen)));
           go_on =
               tb.CreateAnd(go_on, tb.CreateICmpEQ(linked_gen, tb.CreateLoad(i64, host_ptr(tb, &cache_gen))));
+          go_on = tb.CreateAnd(go_on, tail.page_ok);
           llvm::Value* direct = tb.CreateLoad(
               tb.getPtrTy(), tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, direct)));
           llvm::Value* next = tb.CreateSelect(go_on, direct, host_ptr(tb, chain_probe));
@@ -1587,7 +1633,10 @@ struct JitEngine::Impl {
         tail.exit->addIncoming(host_ptr(eb, exit), to_probe);
         tail.left->addIncoming(left, to_probe);
         tail.total->addIncoming(total, to_probe);
-        llvm::IRBuilder<>(to_probe).CreateBr(tail.block);
+        llvm::IRBuilder<> pb(to_probe);
+        tail.page_ok->addIncoming(exit->linkable ? direct_page_test(pb, exit, target, k) : pb.getTrue(),
+                                  to_probe);
+        pb.CreateBr(tail.block);
         return;
       }
       // The budget is not used up (see attention_between_blocks for the flags). A jump back to this block's

@@ -276,6 +276,28 @@ TEST(Jit, IndirectBranchesReachTheCodeMappedNow) {
   }
 }
 
+// A first-tier block's direct link to a block on another page is taken only while the fetch TLB maps the
+// target to that block's physical page: after each remap, the BL of jit_remap_direct.s reaches the code
+// mapped now, not the block it went on to last time. Also at the second tier (exits with their own tests).
+TEST(Jit, DirectCallsToOtherPagesReachTheCodeMappedNow) {
+  for (const char* tier2 : {"0", "1"}) {
+    SCOPED_TRACE(std::string("VPLAT_JIT_TIER2=") + tier2);
+    Machine m(Engine::Jit, {{"VPLAT_JIT_TIER2", tier2}});
+    map_for_jit_remap_direct(m);
+    m.start("jit_remap_direct");
+    RunResult r = m.core.run(10'000'000);
+    ASSERT_EQ(r.exit, Exit::Off);
+    EXPECT_EQ(m.records(), 0u);
+    EXPECT_EQ(m.core.X[2], 4096u);
+    EXPECT_EQ(m.core.X[3], 2u * 2048 * 30); // by hand: the program's comment
+    const JitStats& s = m.core.jit()->stats();
+    EXPECT_GT(s.insns_in_blocks, 4096u * 8);
+    if (std::string(tier2) == "0") {
+      EXPECT_GT(s.direct_links, 0u); // the BL's exit was linked (to each mapping's block in turn)
+    }
+  }
+}
+
 // The second access of an LDP/STP uses the first's TLB hit only on the same page: across a boundary between
 // two pages that map to physical pages far apart, it must reach the second one (jit_pairs.s).
 TEST(Jit, PairsAcrossAPageBoundaryReachBothPhysicalPages) {
