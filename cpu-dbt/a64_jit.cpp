@@ -7,6 +7,7 @@
 #include "cpu-dbt/a64_core.h"
 #include "cpu-dbt/baseline.h"
 #include "cpu-dbt/jit_codegen.h"
+#include "cpu-dbt/jit_join_loads.h"
 #include "cpu-dbt/jit_likely_paths.h"
 #include "cpu-dbt/jit_loop_exits.h"
 #include "cpu-dbt/jit_narrow_compares.h"
@@ -2517,6 +2518,9 @@ struct JitEngine::Impl {
       // / 12.399 -> 12.176, calls 15.821 -> 15.495 / 17.821 -> 17.778; pass time per guest instruction in a
       // boot ~1-2% more. VPLAT_JIT_T1_THREAD=0: off, for comparisons.
       if (!full && env_on("VPLAT_JIT_T1_THREAD")) fpm.addPass(llvm::JumpThreadingPass());
+      // Registers stored on every path into a join and loaded after it: a phi of the stored values
+      // (jit_join_loads.h; the second tier's GVN does this). VPLAT_JIT_JOIN_LOADS=0: off, for comparisons.
+      if (!full && env_on("VPLAT_JIT_JOIN_LOADS")) fpm.addPass(ForwardStoresToJoins());
       if (full) {
         fpm.addPass(llvm::GVNPass());
         // A block that loops: flags and the next PC that only its exits read leave the loop (after GVN, which
