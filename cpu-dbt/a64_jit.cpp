@@ -387,13 +387,13 @@ struct BlockExit {
   uint8_t any_target = 0, boundary = 0;
   // A first-tier exit with one target, at a block boundary, jumps to `direct` while `direct_gen` is the
   // current generation (Impl::cache_gen), else to the shared probe; link() sets both when it finds the
-  // target on the exit's own page, or on another page if the exit `checks_mapping`: its target is known
-  // when the block is made, and before it jumps it tests that the fetch TLB maps the target to `direct_pa`
-  // (the physical page of the block linked). The exit writes its target to `target` as it is taken:
-  // Core::last_exit_ may be an earlier exit of the chain (a second-tier exit jumps on without setting it),
-  // so link() checks that this exit does lead to the block it links.
+  // target on the exit's own page, or, if the exit `checks_mapping`, on `mapped_page`: its target's, known
+  // when the block is made, for which the exit tests before it jumps that the fetch TLB maps it to
+  // `direct_pa` (the physical page of the block linked). The exit writes its target to `target` as it is
+  // taken: Core::last_exit_ may be an earlier exit of the chain (a second-tier exit jumps on without setting
+  // it), so link() checks that this exit does lead to the block it links.
   uint8_t linkable = 0, checks_mapping = 0;
-  uint64_t target = 0, direct_gen = 0, direct_pa = 0;
+  uint64_t target = 0, direct_gen = 0, mapped_page = 0, direct_pa = 0;
   BlockFn direct = nullptr;
   // In a first-tier block's first exit: the block's runs since the run loop last looked (Impl::promote_hot).
   uint64_t runs = 0;
@@ -646,8 +646,9 @@ struct JitEngine::Impl {
     // flags, the generation and, on another page, the fetch TLB's mapping): the target is the only one, and
     // the exit's own page is mapped as it was when the chain entered it (see the exits in build_function).
     const uint64_t pa_page = n.key.pa & ~0xfffull;
-    const bool page_ok =
-        (n.key.va & ~0xfffull) == exit->page_va ? pa_page == exit->page_pa : exit->checks_mapping;
+    const uint64_t va_page = n.key.va & ~0xfffull;
+    const bool page_ok = va_page == exit->page_va ? pa_page == exit->page_pa
+                                                  : exit->checks_mapping && va_page == exit->mapped_page;
     if (exit->linkable && exit->target == n.key.va && page_ok && n.key.el == exit->el &&
         (exit->direct != n.fn || exit->direct_gen != cache_gen || exit->direct_pa != pa_page)) {
       exit->direct = n.fn;
@@ -1507,6 +1508,7 @@ struct JitEngine::Impl {
         return static_cast<llvm::Value*>(eb.getTrue()); // unknown: link() links it on its own page only
       if ((to & ~0xfffull) == exit->page_va) return static_cast<llvm::Value*>(eb.getTrue());
       exit->checks_mapping = 1;
+      exit->mapped_page = to & ~0xfffull; // the page tested: link() links no other
       const size_t entry = off.itlb + (req.key.el * Core::kTlbSize + ((to >> 12) & (Core::kTlbSize - 1))) *
                                           sizeof(Core::TlbEntry);
       llvm::Value* fetch = eb.CreateLoad(i64, at_offset(eb, entry + offsetof(Core::TlbEntry, fetch)));
