@@ -121,19 +121,20 @@ llvm::PreservedAnalyses ForwardStoresToJoins::run(llvm::Function& f, llvm::Funct
           all = false;
           break;
         }
-        if (v->getType() != ld->getType()) {
-          // The low bytes: a value stored extended is its operand (a W register's result, stored as 64 bits).
-          auto* ext = llvm::dyn_cast<llvm::CastInst>(v);
-          if (ext &&
-              (ext->getOpcode() == llvm::Instruction::ZExt || ext->getOpcode() == llvm::Instruction::SExt) &&
-              ext->getOperand(0)->getType() == ld->getType())
-            v = ext->getOperand(0);
-          else
-            v = llvm::IRBuilder<>(p->getTerminator()).CreateTrunc(v, ld->getType());
-        }
         value[p] = v;
       }
-      if (!all) continue;
+      if (!all) continue; // nothing made yet: instructions are added only once every way gave a value
+      for (auto& [p, v] : value) {
+        if (v->getType() == ld->getType()) continue;
+        // The low bytes: a value stored extended is its operand (a W register's result, stored as 64 bits).
+        auto* ext = llvm::dyn_cast<llvm::CastInst>(v);
+        if (ext &&
+            (ext->getOpcode() == llvm::Instruction::ZExt || ext->getOpcode() == llvm::Instruction::SExt) &&
+            ext->getOperand(0)->getType() == ld->getType())
+          v = ext->getOperand(0);
+        else
+          v = llvm::IRBuilder<>(p->getTerminator()).CreateTrunc(v, ld->getType());
+      }
       auto* phi = llvm::PHINode::Create(ld->getType(), static_cast<unsigned>(preds.size()), "",
                                         &*bb.getFirstInsertionPt());
       for (llvm::BasicBlock* p : preds) phi->addIncoming(value[p], p);
