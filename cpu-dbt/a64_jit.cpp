@@ -916,7 +916,8 @@ struct JitEngine::Impl {
   // lz 6.350 -> 6.097, calls 9.689 -> 9.323; first tier at Less lz 11.660 -> 11.283, calls 14.965 ->
   // 14.239). With attention_between_blocks, exits still test both. VPLAT_JIT_BUDGET_AT_TARGET=0: they test
   // the budget too (for comparisons).
-  const bool exit_tests_budget_at_target = env_on("VPLAT_JIT_BUDGET_AT_TARGET");
+  const bool budget_at_target = env_on("VPLAT_JIT_BUDGET_AT_TARGET");
+  bool exits_test_budget() const { return attention_between_blocks || !budget_at_target; }
   // VPLAT_JIT_PARTIAL_WRITE_BACK=0: every write-back of a second-tier block stores all that the block
   // writes.
   const bool partial_write_backs = env_on("VPLAT_JIT_PARTIAL_WRITE_BACK");
@@ -948,7 +949,7 @@ struct JitEngine::Impl {
     llvm::Value* target = load64(state, offsetof(g::State, PC));
     auto* out = block("out");
     auto* again = block("again");
-    if (attention_between_blocks || !exit_tests_budget_at_target)
+    if (exits_test_budget())
       b.CreateCondBr(chain_goes_on(b, state, attention, left), again, out);
     else
       b.CreateBr(again);
@@ -1599,11 +1600,11 @@ struct JitEngine::Impl {
           eb.CreateStore(host_ptr(eb, exit), at_offset(eb, off.last_exit));
           llvm::Value* next = host_ptr(eb, chain_probe);
           if (exit->linkable) {
-            // The link is of the current generation (see exit_tests_budget_at_target for the budget and
+            // The link is of the current generation (see budget_at_target for the budget and
             // attention_between_blocks for the flags).
             llvm::Value* go_on = eb.CreateICmpEQ(eb.CreateLoad(i64, host_ptr(eb, &exit->direct_gen)),
                                                  eb.CreateLoad(i64, host_ptr(eb, &cache_gen)));
-            if (attention_between_blocks || !exit_tests_budget_at_target)
+            if (exits_test_budget())
               go_on = eb.CreateAnd(chain_goes_on(eb, state, attention, left, true), go_on);
             go_on = eb.CreateAnd(go_on, direct_page_test(eb, exit, target, k));
             eb.CreateStore(target, host_ptr(eb, &exit->target));
@@ -1635,7 +1636,7 @@ struct JitEngine::Impl {
           llvm::Value* linked_gen = tb.CreateLoad(
               i64, tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, direct_gen)));
           llvm::Value* go_on = tb.CreateICmpEQ(linked_gen, tb.CreateLoad(i64, host_ptr(tb, &cache_gen)));
-          if (attention_between_blocks || !exit_tests_budget_at_target)
+          if (exits_test_budget())
             go_on = tb.CreateAnd(chain_goes_on(tb, state, attention, tail.left, true), go_on);
           go_on = tb.CreateAnd(go_on, tail.page_ok);
           llvm::Value* direct = tb.CreateLoad(
@@ -1680,7 +1681,7 @@ struct JitEngine::Impl {
       eb.SetInsertPoint(leave);
       write_back(eb);
       auto* probe = llvm::BasicBlock::Create(*ctx, "probe", f);
-      if (attention_between_blocks || !exit_tests_budget_at_target)
+      if (exits_test_budget())
         eb.CreateCondBr(chain_goes_on(eb, state, attention, left), probe, out, likely);
       else
         eb.CreateBr(probe);
