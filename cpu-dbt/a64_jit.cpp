@@ -415,21 +415,45 @@ struct Graveyard {
   std::vector<baseline::Fn> baseline; // back to Impl::baseline_compiler
   bool empty() const { return code.empty() && slots.empty() && predecoded.empty() && baseline.empty(); }
 };
+struct Chunk;
+// The installed modules, for Impl::redirect_jumps (see Block::linked_from). A released module's exits may
+// be listed there: they are kept here (not released at the next safe point) until the lists are made again
+// without them, once more than the live exits (and `slack` more) have piled up: when a second-tier
+// translation replaces the last first-tier block of a module the module goes, and making the lists again at
+// each such release took longer than the walk they replace.
+struct LinkIndex {
+  std::unordered_set<Chunk*> chunks; // installed modules
+  size_t exits = 0;                  // their exits
+  std::vector<std::unique_ptr<BlockExit[]>> released;
+  size_t released_exits = 0;
+  size_t added = 0;        // exits listed since the lists were last made
+  bool incomplete = false; // too many: no more are listed until the lists are made again
+  // How many more than the live exits may be released or listed (VPLAT_JIT_LINK_SLACK; 0, for tests: any
+  // release makes the lists again).
+  const size_t slack = env_number("VPLAT_JIT_LINK_SLACK", 0, 1ull << 30, 65536);
+  bool stale() const { return incomplete || released_exits > (slack ? exits + slack : 0); }
+};
 struct Chunk {
   llvm::orc::ResourceTrackerSP rt;
   std::unique_ptr<BlockExit[]> slots; // the exits of the module's blocks
   size_t exits;
   Graveyard* graveyard;
-  // The engine's set of installed chunks (Impl::live_chunks), once one of its blocks is installed.
-  std::unordered_set<Chunk*>* live = nullptr;
+  // The engine's index of installed modules' links, once one of this module's blocks is installed.
+  LinkIndex* installed = nullptr;
   Chunk(llvm::orc::ResourceTrackerSP r, std::unique_ptr<BlockExit[]> s, size_t n, Graveyard* g)
       : rt(std::move(r)), slots(std::move(s)), exits(n), graveyard(g) {}
   Chunk(const Chunk&) = delete;
   Chunk& operator=(const Chunk&) = delete;
   ~Chunk() {
-    if (live) live->erase(this);
     graveyard->code.push_back(std::move(rt));
-    graveyard->slots.push_back(std::move(slots));
+    if (installed) {
+      installed->chunks.erase(this);
+      installed->exits -= exits;
+      installed->released_exits += exits;
+      installed->released.push_back(std::move(slots));
+    } else {
+      graveyard->slots.push_back(std::move(slots));
+    }
   }
 };
 
@@ -492,6 +516,13 @@ struct Block : threaded::BlockHead {
   // --cpu-stats: the slot of the run counter the code bumps on entry, and the instruction ids it runs.
   uint32_t count_slot = kNoSlot;
   std::vector<uint16_t> ids;
+  // The exits that lead here (exit slots or direct links holding `fn`), for Impl::redirect_jumps, which had
+  // walked every installed module's exits at each second-tier install (~2.5% of the guest thread in a shell
+  // loop's last seconds, and growing with the code installed). Impl::link adds an exit as it makes one lead
+  // here, so every such exit is listed; the list may also name exits that lead elsewhere by now, or exits of
+  // released modules (LinkIndex keeps their memory). Once those, or the entries of exits linked back and
+  // forth, are many, the lists are made again from the installed modules' exits (LinkIndex::stale).
+  std::vector<BlockExit*> linked_from;
   Block() = default;
   Block(const Block&) = delete;
   Block& operator=(const Block&) = delete;
@@ -566,6 +597,7 @@ struct JitEngine::Impl {
   JitStats stats;
 
   CountedBlocks counted; // before `blocks`: its blocks leave it as they go
+  LinkIndex links;       // before `blocks`: their modules leave it as they go
   std::unordered_map<Key, std::unique_ptr<Block>, KeyHash> blocks;
   struct Page {
     uint64_t gen = 0;
@@ -641,7 +673,7 @@ struct JitEngine::Impl {
   // Makes the end of the block whose exit slots are `exits` jump straight to `n` next time it reaches n's
   // start (translated code checks the generation and the fetch TLB, as lookup does). Both ways of a branch
   // fit; a third target (an indirect branch) replaces the second.
-  void link(BlockExit* exit, const Block& n) {
+  void link(BlockExit* exit, Block& n) {
     // A direct link needs only some of the probe's tests (the exit makes them: the budget, the attention
     // flags, the generation and, on another page, the fetch TLB's mapping): the target is the only one, and
     // the exit's own page is mapped as it was when the chain entered it (see the exits in build_function).
@@ -651,6 +683,7 @@ struct JitEngine::Impl {
                                                   : exit->checks_mapping && va_page == exit->mapped_page;
     if (exit->linkable && exit->target == n.key.va && page_ok && n.key.el == exit->el &&
         (exit->direct != n.fn || exit->direct_gen != cache_gen || exit->direct_pa != pa_page)) {
+      if (exit->direct != n.fn) note_link(exit, n);
       exit->direct = n.fn;
       exit->direct_gen = cache_gen;
       exit->direct_pa = pa_page;
@@ -661,7 +694,36 @@ struct JitEngine::Impl {
     s->va = n.key.va;
     s->pa_page = n.key.pa & ~0xfffull;
     s->gen = cache_gen;
+    if (s->fn != n.fn) note_link(exit, n);
     s->fn = n.fn;
+  }
+  void note_link(BlockExit* exit, Block& n) {
+    if (links.incomplete) return; // the rebuild will find it
+    n.linked_from.push_back(exit);
+    if (++links.added > 4 * links.exits + links.slack) links.incomplete = true;
+  }
+  void rebuild_links() {
+    std::unordered_map<BlockFn, Block*> by_code;
+    for (auto& [key, blk] : blocks) {
+      blk->linked_from.clear();
+      if (blk->fn) by_code[blk->fn] = blk.get();
+    }
+    auto add = [&](BlockExit& e, BlockFn fn) {
+      // Code no block has any more was replaced (redirected) or dropped (a new cache generation): not
+      // followed.
+      if (auto it = by_code.find(fn); it != by_code.end()) it->second->linked_from.push_back(&e);
+    };
+    for (Chunk* chunk : links.chunks)
+      for (size_t i = 0; i < chunk->exits; ++i) {
+        BlockExit& e = chunk->slots[i];
+        for (ExitSlot& slot : e.slots)
+          if (slot.fn) add(e, slot.fn);
+        if (e.direct) add(e, e.direct);
+      }
+    links.added = 0;
+    links.incomplete = false;
+    links.released.clear();
+    links.released_exits = 0;
   }
   // Where indirect branches (BR, BLR, RET) go when neither exit slot holds their target: a direct-mapped
   // table of the blocks try_run last ran, by start VA and EL. A return reaches many call sites, so two slots
@@ -2860,9 +2922,10 @@ struct JitEngine::Impl {
     if (res.req.ahead) ++stats.tier2_ahead;
     if (res.req.backlog) ++stats.blocks_backlog;
     blk->code = std::move(res.code);
-    if (!blk->code->live) {
-      blk->code->live = &live_chunks;
-      live_chunks.insert(blk->code.get());
+    if (!blk->code->installed) { // its exits lead nowhere yet
+      blk->code->installed = &links;
+      links.chunks.insert(blk->code.get());
+      links.exits += blk->code->exits;
     }
     blk->runs_counted = res.runs;
     blk->count_slot = res.req.count_slot;
@@ -2901,7 +2964,7 @@ struct JitEngine::Impl {
         // from now on. A new cache generation here had sent every chain back to the run loop to be linked
         // again at each second-tier install (in a shell loop's warm-up, dozens a second).
         if (slot->fn && !redirect_jumps_off)
-          redirect_jumps(slot->fn, raw->fn, k);
+          redirect_jumps(*slot, *raw);
         else
           ++cache_gen;
         ++block_gen; // Block::next may name the Block replaced
@@ -2915,19 +2978,20 @@ struct JitEngine::Impl {
     return raw;
   }
 
-  // Installed modules' code (their exits are what redirect_jumps rewrites).
-  std::unordered_set<Chunk*> live_chunks;
   // VPLAT_JIT_REDIRECT=0: a translation replaced by another starts a new cache generation instead.
   const bool redirect_jumps_off = !env_on("VPLAT_JIT_REDIRECT");
-  void redirect_jumps(BlockFn from, BlockFn to, const Key& k) {
-    for (Chunk* chunk : live_chunks)
-      for (size_t i = 0; i < chunk->exits; ++i) {
-        BlockExit& e = chunk->slots[i];
-        for (ExitSlot& s : e.slots)
-          if (s.fn == from) s.fn = to;
-        if (e.direct == from) e.direct = to;
-      }
-    JumpEntry& j = jump_cache[jump_index(k.va)];
+  void redirect_jumps(Block& old, Block& now) {
+    const BlockFn from = old.fn, to = now.fn;
+    if (links.stale()) rebuild_links();
+    for (BlockExit* e : old.linked_from) {
+      bool led_there = false;
+      for (ExitSlot& s : e->slots)
+        if (s.fn == from) s.fn = to, led_there = true;
+      if (e->direct == from) e->direct = to, led_there = true;
+      if (led_there) now.linked_from.push_back(e);
+    }
+    old.linked_from.clear();
+    JumpEntry& j = jump_cache[jump_index(now.key.va)];
     if (j.fn == from) j.fn = to;
     ++stats.redirected;
   }
@@ -2985,6 +3049,7 @@ struct JitEngine::Impl {
     graveyard.predecoded.clear();
     for (baseline::Fn fn : graveyard.baseline) baseline_compiler->release(fn);
     graveyard.baseline.clear();
+    if (links.stale()) rebuild_links(); // also where no translation is replaced for a while
   }
 
   // Taken before any block of the page is read, so that a concurrent write by a device is either in the

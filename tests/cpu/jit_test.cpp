@@ -555,6 +555,37 @@ TEST(Jit, ReplacedTranslationsKeepTheirLinks) {
   }
 }
 
+// The same replacement after another module was released (a debugger write to the page with the program's
+// set-up code, whose blocks were compiled first, drops them, after the BL block was linked to the function):
+// with no slack (VPLAT_JIT_LINK_SLACK=0) the lists of which exits lead to which translation
+// (Block::linked_from) are then made again from the installed modules' exits. The release starts a new cache
+// generation, so the BL block's exit is linked again to the same code, which lists nothing new: only the
+// remade list says that it leads to the function, and the replacement must redirect it (else it jumps into
+// the released first-tier code).
+TEST(Jit, ReplacedTranslationsKeepTheirLinksAfterAnotherModuleIsReleased) {
+  Machine m(Engine::Jit, {{"VPLAT_JIT_TIER2", "5"}, {"VPLAT_JIT_LINK_SLACK", "0"}});
+  m.start("jit_direct");
+  for (unsigned i = 0; i < 1000 && (m.core.X[9] == 0 || m.core.PC != m.core.X[9]); ++i) m.core.run(1);
+  const uint64_t function = m.core.X[9];
+  ASSERT_EQ(m.core.PC, function);
+  EXPECT_EQ(m.core.run(9).retired, 9u); // links the BL block to the function
+  EXPECT_EQ(m.core.run(5).retired, 5u);
+  ASSERT_EQ(m.core.PC, function);
+  ASSERT_NE(kLoad >> 12, function >> 12); // jit_direct's loop and function are on a page of their own
+  const uint64_t dropped = m.core.jit()->stats().invalidated_translated;
+  const uint32_t nop = 0xd503201f; // over the set-up code's first instruction, which has run
+  ASSERT_TRUE(m.core.debug_write(kLoad, &nop, sizeof nop));
+  ASSERT_EQ(m.core.jit()->stats().invalidated_translated, dropped + 1);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(m.core.run(7).retired, 7u); // from the function: it is replaced
+  const JitStats replaced = m.core.jit()->stats();
+  EXPECT_EQ(replaced.blocks_tier2, 1u);
+  EXPECT_EQ(replaced.redirected, 1u);
+  ASSERT_EQ(m.core.run(1'000'000).exit, Exit::Off);
+  EXPECT_EQ(m.records(), 0u);
+  EXPECT_EQ(m.core.X[2], 10000u);
+  EXPECT_EQ(m.core.X[3], 9999u * 10000u / 2);
+}
+
 // While first-tier requests queue up, modules are made by the backlog's code generator (CodeGenOpt::None,
 // VPLAT_JIT_BACKLOG=N: N requests left waiting), and never with VPLAT_JIT_BACKLOG=0. jit_dominant makes 4096
 // blocks hot at once; with one block per module (VPLAT_JIT_BATCH=1) thousands wait behind each. The
