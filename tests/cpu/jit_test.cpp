@@ -556,12 +556,10 @@ TEST(Jit, ReplacedTranslationsKeepTheirLinks) {
 }
 
 // The same replacement after another module was released (a debugger write to the page with the program's
-// set-up code, whose blocks were compiled first, drops them, after the BL block was linked to the function):
-// with no slack (VPLAT_JIT_LINK_SLACK=0) the lists of which exits lead to which translation
-// (Block::linked_from) are then made again from the installed modules' exits. The release starts a new cache
-// generation, so the BL block's exit is linked again to the same code, which lists nothing new: only the
-// remade list says that it leads to the function, and the replacement must redirect it (else it jumps into
-// the released first-tier code).
+// set-up code, whose blocks were compiled first, drops them after the BL block was linked to the function):
+// the released module's exits may be listed in Block::linked_from, so their records are kept until, with no
+// slack (VPLAT_JIT_LINK_SLACK=0), the lists are made again from the installed modules' exits before the
+// replacement; the replacement still redirects, and the program still computes its sums.
 TEST(Jit, ReplacedTranslationsKeepTheirLinksAfterAnotherModuleIsReleased) {
   Machine m(Engine::Jit, {{"VPLAT_JIT_TIER2", "5"}, {"VPLAT_JIT_LINK_SLACK", "0"}});
   m.start("jit_direct");
