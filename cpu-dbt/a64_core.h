@@ -390,6 +390,7 @@ private:
   uint64_t baseline_done_ = 0;  // in baseline code: block_done_ at the first instruction of the running block
   threaded::ChainState chain_;  // a pre-decoded run's end entries' (threaded.h)
   uint64_t wrapper_result_ = 0; // a block's slow-path load: the value (JitEngine's memory wrappers)
+  bool quiet_declined_ = false; // a second-tier slow-path access left to the interpreter (JitEngine)
   // The exit slots of the block that returned to try_run from its end (nullptr: it left elsewhere): where
   // try_run links the block found next, so that the next time that exit jumps there directly.
   void* last_exit_ = nullptr;

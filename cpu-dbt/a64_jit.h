@@ -50,6 +50,7 @@ struct JitStats {
   uint64_t blocks_tier2_looping = 0; // of those: blocks that jump back to their start
   uint64_t tier2_ahead = 0;  // of those: compiled before waiting first-tier requests (dominant blocks)
   uint64_t blocks_backlog = 0; // of blocks_compiled: first-tier ones made while requests queued up
+  uint64_t tlb_miss_exits = 0; // second-tier blocks that left before an access access_quietly could not make
   // The run loop's steps from block to block, by the tier each runs in: [from][to][0] went to the block that
   // followed last without a lookup, [from][to][1] looked it up. kNoBlock: the interpreter goes on.
   enum Tier : unsigned { kNoBlock, kTranslated, kBaseline, kThreaded, kTiers };

@@ -255,6 +255,14 @@ void Ctx::write_back_some(llvm::IRBuilder<>& at, const std::vector<bool>& which)
                      at.CreateConstInBoundsGEP1_64(i8, state, cached_[i].offset));
 }
 
+void Ctx::write_back_as_at(llvm::IRBuilder<>& at, const std::vector<bool>& which, llvm::Instruction* then) {
+  llvm::IRBuilder<> rb(then);
+  for (size_t i = 0; i < which.size() && i < cached_.size(); ++i)
+    if (which[i] && !cached_[i].local_only)
+      at.CreateStore(rb.CreateLoad(cached_[i].var->getAllocatedType(), cached_[i].var),
+                     at.CreateConstInBoundsGEP1_64(i8, state, cached_[i].offset));
+}
+
 void Ctx::reload(llvm::IRBuilder<>& at) {
   for (CachedVar& v : cached_)
     if (!v.local_only)

@@ -99,6 +99,9 @@ public:
   // loop), a point needs only what was written before it.
   std::vector<bool> written_so_far() const;
   void write_back_some(llvm::IRBuilder<>& at, const std::vector<bool>& which);
+  // The same, storing each variable's value as it was at `then` (read there: an earlier point on every path
+  // to `at`), for an exit that leaves before the instruction that was being emitted at `then` had run.
+  void write_back_as_at(llvm::IRBuilder<>& at, const std::vector<bool>& which, llvm::Instruction* then);
   // Reloads the cached variables from the state after something outside the function changed it.
   void reload(llvm::IRBuilder<>& at);
 
