@@ -1399,7 +1399,7 @@ struct JitEngine::Impl {
     // a block boundary: then the budget cannot run out inside, and no path through it tests it at its
     // internal block boundaries (the interpreter runs the few instructions past the budget instead).
     const bool whole_runs = req.optimized && state_cache;
-    const bool miss_exits = miss_exits_on && req.optimized && state_cache;
+    const bool miss_exits = miss_exits_on && (req.optimized || t1_miss_exits);
     auto* checks = llvm::BasicBlock::Create(*ctx, "checks", f);
     auto* loop = llvm::BasicBlock::Create(*ctx, "loop", f);
     b.CreateBr(checks);
@@ -1559,6 +1559,7 @@ struct JitEngine::Impl {
     };
     auto write_back_before_insn = [&](llvm::IRBuilder<>& eb, const std::vector<bool>& written_at_start,
                                       llvm::BasicBlock* start_block, llvm::Instruction* start_after) {
+      if (!c.state_cache_enabled()) return;
       auto* wb = llvm::BasicBlock::Create(*ctx, "write_back", f);
       auto* cont = llvm::BasicBlock::Create(*ctx, "written", f);
       eb.CreateBr(wb);
@@ -2176,6 +2177,10 @@ struct JitEngine::Impl {
   // block where those decline (set per instruction by build_function; empty: the slow path calls mem_read
   // or mem_write). VPLAT_JIT_MISS_EXITS=0: always the latter, for comparisons.
   const bool miss_exits_on = env_on("VPLAT_JIT_MISS_EXITS");
+  // VPLAT_JIT_T1_MISS_EXITS=1: the first tier's too (its registers are in the state, so only accesses
+  // before which the instruction stored nothing qualify). Off: boots to the banner were slower with it in 12
+  // of 16 alternating pairs, though its compile work and code are smaller (cpu-dbt/README.md "Session 51").
+  const bool t1_miss_exits = env_set("VPLAT_JIT_T1_MISS_EXITS");
   std::function<bool(llvm::BasicBlock* from)> may_leave; // whether an access emitted at `from` may leave
   std::function<void(llvm::IRBuilder<>&)> leave_before_access;
   // The soft-TLB fast path of mem_read/mem_write (a64_helpers.cpp) in IR, for accesses of a constant size:
