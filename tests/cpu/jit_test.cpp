@@ -249,6 +249,20 @@ static void map_for_jit_remap(Machine& m) {
   w64(0x101008, 0x200000 | kBlock | kAF);
   w64(0x103000, 0x104000 | kTable); // VA 0x4000_0000: L3 at 0x104000, [0] written by the program
 }
+// Page `index` of VA 0x4000_0000 (the L3 table map_for_jit_remap points there) -> physical page `pa`.
+static void map_page_at_1gib(Machine& m, uint64_t index, uint64_t pa) {
+  constexpr uint64_t kPage = 3, kAF = 1u << 10;
+  const uint64_t descriptor = pa | kPage | kAF;
+  std::memcpy(&m.mem.ram[0x104000 + 8 * index], &descriptor, 8);
+}
+// The interpreter, the first tier, and every block at the second tier (VPLAT_JIT_TIER2).
+struct TierRun {
+  const char* name;
+  Engine engine;
+  const char* tier2;
+};
+constexpr TierRun kTierRuns[] = {
+    {"interp", Engine::Interp, "0"}, {"jit", Engine::Jit, "0"}, {"jit, second tier", Engine::Jit, "1"}};
 // jit_remap_direct.s's: the same, with its remapped page at VA 0x60_0000 (L2[3]), within a BL's reach.
 static void map_for_jit_remap_direct(Machine& m) {
   map_for_jit_remap(m);
@@ -301,24 +315,12 @@ TEST(Jit, DirectCallsToOtherPagesReachTheCodeMappedNow) {
 // The second access of an LDP/STP uses the first's TLB hit only on the same page: across a boundary between
 // two pages that map to physical pages far apart, it must reach the second one (jit_pairs.s).
 TEST(Jit, PairsAcrossAPageBoundaryReachBothPhysicalPages) {
-  struct Run {
-    const char* name;
-    Engine engine;
-    const char* tier2;
-  };
-  for (const Run& run : {Run{"interp", Engine::Interp, "0"}, Run{"jit", Engine::Jit, "0"},
-                         Run{"jit, second tier", Engine::Jit, "1"}}) {
+  for (const TierRun& run : kTierRuns) {
     SCOPED_TRACE(run.name);
     Machine m(run.engine, {{"VPLAT_JIT_TIER2", run.tier2}});
-    auto w64 = [&](uint64_t pa, uint64_t v) { std::memcpy(&m.mem.ram[pa], &v, 8); };
-    constexpr uint64_t kTable = 3, kBlock = 1, kPage = 3, kAF = 1u << 10;
-    w64(0x100000, 0x101000 | kTable);       // L1[0]: VA 0..1 GiB
-    w64(0x100008, 0x103000 | kTable);       // L1[1]: VA 1..2 GiB
-    w64(0x101000, 0x000000 | kBlock | kAF); // L2[0], L2[1]: VA 0..4 MiB identity (program, tables, log)
-    w64(0x101008, 0x200000 | kBlock | kAF);
-    w64(0x103000, 0x104000 | kTable);      // VA 0x4000_0000: L3 at 0x104000
-    w64(0x104000, 0x300000 | kPage | kAF); // VA 0x4000_0000 -> PA 0x300000
-    w64(0x104008, 0x500000 | kPage | kAF); // VA 0x4000_1000 -> PA 0x500000
+    map_for_jit_remap(m);
+    map_page_at_1gib(m, 0, 0x300000); // VA 0x4000_0000 -> PA 0x300000
+    map_page_at_1gib(m, 1, 0x500000); // VA 0x4000_1000 -> PA 0x500000
     m.start("jit_pairs");
     RunResult r = m.core.run(10'000'000);
     ASSERT_EQ(r.exit, Exit::Off);
@@ -337,28 +339,17 @@ TEST(Jit, PairsAcrossAPageBoundaryReachBothPhysicalPages) {
   }
 }
 
-// Second-tier loads and stores that miss the TLB: made by access_quietly where they can be without raising
-// (a page not in the TLB yet; an access across two pages), else the block leaves before the instruction and
-// the interpreter runs it (a fault), with the registers as they were before it: what earlier instructions
-// of the block wrote, and not the base register a faulting post-indexed load would have written.
+// Second-tier loads and stores that miss the TLB: made by read_quietly/write_quietly where they can be
+// without raising (a page not in the TLB yet; an access across two pages), else the block leaves before the
+// instruction and the interpreter runs it (a fault), with the registers as they were before it: what
+// earlier instructions of the block wrote, and not the base register a faulting post-indexed load would
+// have written.
 TEST(Jit, SecondTierAccessesThatMissTheTlbFaultLikeTheInterpreter) {
-  struct Run {
-    const char* name;
-    Engine engine;
-    const char* tier2;
-  };
-  for (const Run& run : {Run{"interp", Engine::Interp, "0"}, Run{"jit", Engine::Jit, "0"},
-                         Run{"jit, second tier", Engine::Jit, "1"}}) {
+  for (const TierRun& run : kTierRuns) {
     SCOPED_TRACE(run.name);
     Machine m(run.engine, {{"VPLAT_JIT_TIER2", run.tier2}});
-    auto w64 = [&](uint64_t pa, uint64_t v) { std::memcpy(&m.mem.ram[pa], &v, 8); };
-    constexpr uint64_t kTable = 3, kBlock = 1, kPage = 3, kAF = 1u << 10;
-    w64(0x100000, 0x101000 | kTable);       // L1[0]: VA 0..1 GiB
-    w64(0x100008, 0x103000 | kTable);       // L1[1]: VA 1..2 GiB
-    w64(0x101000, 0x000000 | kBlock | kAF); // L2[0], L2[1]: VA 0..4 MiB identity (program, tables, log)
-    w64(0x101008, 0x200000 | kBlock | kAF);
-    w64(0x103000, 0x104000 | kTable); // VA 0x4000_0000: L3 at 0x104000
-    for (uint64_t j = 0; j < 12; ++j) w64(0x104000 + 8 * j, (0x300000 + 0x2000 * j) | kPage | kAF);
+    map_for_jit_remap(m);
+    for (uint64_t j = 0; j < 12; ++j) map_page_at_1gib(m, j, 0x300000 + 0x2000 * j);
     m.start("jit_miss");
     RunResult r = m.core.run(1'000'000);
     ASSERT_EQ(r.exit, Exit::Off);
