@@ -1976,10 +1976,11 @@ struct JitEngine::Impl {
         };
       }
       // Second tier: a load or store that misses the soft TLB calls read_quietly or write_quietly, which
-      // raise nothing and reach no device; what they decline, the block leaves for before the instruction,
+      // raise nothing and reach no device; where they decline, the block leaves before the instruction,
       // with the state as it was then, and the run loop runs that instruction (and the rest of the block)
       // interpreted. So the slow path has no fault exit, and the instruction no attention test: one
-      // write-back per access instead of two (second-tier compile work -6% to -9% on bench/jit-kernels).
+      // write-back per access instead of two (second-tier compile work -6% and -9% on two kernels of
+      // bench/jit-kernels).
       // Not once a helper of the instruction has been called or guest memory written (its effects are
       // done: only_locals_stored), nor for LDTR/STTR (their access EL is set in the state around them).
       leave_before_access = nullptr;
