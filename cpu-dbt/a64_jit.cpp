@@ -2180,7 +2180,8 @@ struct JitEngine::Impl {
   const bool miss_exits_on = env_on("VPLAT_JIT_MISS_EXITS");
   // VPLAT_JIT_T1_MISS_EXITS=1: the first tier's too (its registers are in the state, so only accesses
   // before which the instruction stored nothing qualify). Off: boots to the banner were slower with it in 12
-  // of 16 alternating pairs, though its compile work and code are smaller (cpu-dbt/README.md "Session 51").
+  // of 16 alternating pairs (faster in 15 of 16 without huge pages: the difference was the host clearing
+  // huge pages), though its compile work and code are smaller (cpu-dbt/README.md "Session 51").
   const bool t1_miss_exits = env_set("VPLAT_JIT_T1_MISS_EXITS");
   std::function<bool(llvm::BasicBlock* from)> may_leave; // whether an access emitted at `from` may leave
   std::function<void(llvm::IRBuilder<>&)> leave_before_access;
