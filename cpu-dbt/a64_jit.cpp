@@ -1539,7 +1539,7 @@ struct JitEngine::Impl {
     // write; in a block that does not loop, only the latter (an exit before the block's compare stored the
     // flags it had loaded, and so kept them loaded and in a register or a stack slot all the way).
     struct WriteBack {
-      llvm::BasicBlock* block;
+      llvm::BasicBlock* block = nullptr;
       std::vector<bool> written; // Ctx::written_so_far() where it was made
       // For an exit before an instruction ran (a TLB miss exit): the values as they were where that
       // instruction's code began, after `start_after` in `start_block` (at its start when null).
@@ -1548,23 +1548,17 @@ struct JitEngine::Impl {
       llvm::Instruction* start_after = nullptr;
     };
     std::vector<WriteBack> write_backs;
-    auto write_back = [&](llvm::IRBuilder<>& eb) {
+    // A write-back point at `eb` (its stores are placed once the block is built); `point`'s `block` is filled
+    // here. By default what was written so far, as it is there.
+    auto write_back = [&](llvm::IRBuilder<>& eb, WriteBack point = {}) {
       if (!c.state_cache_enabled()) return;
       auto* wb = llvm::BasicBlock::Create(*ctx, "write_back", f);
       auto* cont = llvm::BasicBlock::Create(*ctx, "written", f);
       eb.CreateBr(wb);
       llvm::IRBuilder<>(wb).CreateBr(cont);
-      write_backs.push_back({wb, c.written_so_far()});
-      eb.SetInsertPoint(cont);
-    };
-    auto write_back_before_insn = [&](llvm::IRBuilder<>& eb, const std::vector<bool>& written_at_start,
-                                      llvm::BasicBlock* start_block, llvm::Instruction* start_after) {
-      if (!c.state_cache_enabled()) return;
-      auto* wb = llvm::BasicBlock::Create(*ctx, "write_back", f);
-      auto* cont = llvm::BasicBlock::Create(*ctx, "written", f);
-      eb.CreateBr(wb);
-      llvm::IRBuilder<>(wb).CreateBr(cont);
-      write_backs.push_back({wb, written_at_start, true, start_block, start_after});
+      point.block = wb;
+      if (!point.before_insn) point.written = c.written_so_far();
+      write_backs.push_back(std::move(point));
       eb.SetInsertPoint(cont);
     };
     // The memory helpers read and write none of the cached state: the cache reaches the state on their
@@ -1993,7 +1987,7 @@ struct JitEngine::Impl {
           uncount_from(lb, lb.getInt64(i));
           store64(lb, pc_off, lb.getInt64(pc));
           lb.CreateStore(llvm::ConstantPointerNull::get(lb.getPtrTy()), at_offset(lb, off.last_exit));
-          write_back_before_insn(lb, written_at_start, start_block, start_after);
+          write_back(lb, {nullptr, written_at_start, true, start_block, start_after});
           lb.CreateRet(lb.CreateOr(lb.CreateAdd(done, lb.getInt64(i)), lb.getInt64(kMissedTlb)));
         };
       }
