@@ -10,6 +10,10 @@
 # emulator (/usr/bin/time -f %M).
 # Environment: RUNS (runs per emulator, default 3), CPU_TIMEOUT (seconds per run, default 1200),
 # CPU_WORKLOADS (comma-separated names: only those workloads, e.g. shell-loop,zstd-3),
+# CPU_REPEAT (1-9, default 1: each workload that many times in a row in one boot, the k-th run named NAME@k;
+# the summary adds a total per repeat and the warm-up, the first run's total less the last's),
+# CPU_ASLR (1 or 0, default 1; 0: the guest's address-space randomisation off, so that repeats of a program
+# find its shared libraries where the first run translated them),
 # CPU_IMAGE_DIR (default BUILD_DIR/guest-cpu), CPU_BASE_IMAGE_DIR (default BUILD_DIR/guest),
 # QEMU (default qemu-system-aarch64).
 set -euo pipefail
@@ -17,6 +21,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=${1:-build}
 runs=${RUNS:-3}
 timeout=${CPU_TIMEOUT:-1200}
+repeat=${CPU_REPEAT:-1}
+aslr=${CPU_ASLR:-1}
 images=${CPU_IMAGE_DIR:-$build/guest-cpu}
 base=${CPU_BASE_IMAGE_DIR:-$build/guest}
 qemu=${QEMU:-qemu-system-aarch64}
@@ -24,6 +30,8 @@ qemu=${QEMU:-qemu-system-aarch64}
 die() { echo "cpu-workloads.sh: $*" >&2; exit 2; }
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive whole number, not '$runs'"
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "CPU_TIMEOUT must be a positive number of seconds, not '$timeout'"
+[[ $repeat =~ ^[1-9]$ ]] || die "CPU_REPEAT must be a whole number from 1 to 9, not '$repeat'"
+[[ $aslr =~ ^[01]$ ]] || die "CPU_ASLR must be 1 or 0, not '$aslr'"
 [ -x "$build/vplat" ] || die "$build/vplat not built (run 'make build')"
 command -v "$qemu" >/dev/null || die "$qemu not found (Debian package qemu-system-arm; scripts/install-deps.sh installs it)"
 for t in python3 /usr/bin/time sha256sum gzip bzip2 xz zstd; do
@@ -46,8 +54,8 @@ fi
 read -r -d '' prog <<'PYEOF' || true
 import hashlib, os, re, select, signal, statistics, subprocess, sys, tempfile, time
 
-vplat, qemu, kernel, initrd, host_input, runs, timeout, only = sys.argv[1:9]
-runs, timeout = int(runs), float(timeout)
+vplat, qemu, kernel, initrd, host_input, runs, timeout, only, repeat, aslr = sys.argv[1:11]
+runs, timeout, repeat = int(runs), float(timeout), int(repeat)
 append = "console=ttyAMA0 vplat.cmd=vplat-cpu-workloads"
 all_workloads = ["sha256sum", "gzip-6", "gunzip", "bzip2-9", "xz-1", "zstd-3", "zstd-9", "shell-loop"]
 workloads = all_workloads
@@ -59,6 +67,16 @@ if only:
         sys.exit(f"cpu-workloads.sh: CPU_WORKLOADS names {' '.join(unknown) or 'nothing'}; "
                  f"known: {','.join(all_workloads)}")
     append += " vplat.cpu-only=" + ",".join(workloads)
+if repeat > 1:
+    append += f" vplat.cpu-repeat={repeat}"
+if aslr == "0":
+    append += " vplat.cpu-aslr=0"
+# The timed spans: each workload's runs in the order the guest makes them (NAME, NAME@2, ...).
+def tag(w, k):
+    return w if k == 1 else f"{w}@{k}"
+spans = [tag(w, k) for w in workloads for k in range(1, repeat + 1)]
+def workload_of(span):
+    return span.split("@")[0]
 commands = {
     "vplat": [vplat, "--platform", "juno", "--memory", "1G", "--kernel", kernel, "--initrd", initrd,
               "--append", append],
@@ -161,9 +179,12 @@ for i in range(runs):
     # Alternate which emulator goes first so a trend in the host's load hits both alike.
     for name in (("vplat", "qemu") if i % 2 == 0 else ("qemu", "vplat")):
         r = run_one(name)
-        missing = [w for w in workloads if w not in r["begin"] or w not in r["end"] or w not in r["hash"]]
-        r["secs"] = {w: r["end"][w] - r["begin"][w] for w in workloads if w in r["begin"] and w in r["end"]}
-        r["total"] = sum(r["secs"].values()) if not missing else None
+        missing = [w for w in spans if w not in r["begin"] or w not in r["end"] or w not in r["hash"]]
+        r["secs"] = {w: r["end"][w] - r["begin"][w] for w in spans if w in r["begin"] and w in r["end"]}
+        # "total": the first runs' sum (the benchmark's figure); totals[k]: the k-th runs'.
+        r["totals"] = {k: sum(r["secs"][tag(w, k)] for w in workloads) for k in range(1, repeat + 1)} \
+            if not missing else None
+        r["total"] = r["totals"][1] if r["totals"] else None
         note = []
         if r["timed_out"]:
             note.append(f"killed after {timeout:.0f} s")
@@ -171,7 +192,7 @@ for i in range(runs):
             note.append("missing: " + " ".join(missing))
         if r["failed"]:
             note.append("failed: " + " ".join(r["failed"]))
-        wrong = [w for w in workloads if w in r["hash"] and r["hash"][w] != expected[w]]
+        wrong = [w for w in spans if w in r["hash"] and r["hash"][w] != expected[workload_of(w)]]
         wrong += [f"{w} (round trip)" for w in roundtrip if r["roundtrip"].get(w) != expected["gunzip"]]
         if wrong:
             note.append("output differs from the host's: " + " ".join(wrong))
@@ -180,7 +201,7 @@ for i in range(runs):
         print(f"{i + 1:>3}  {name:<8} {total:>8} {r['wall']:>8.2f} {rss:>9}  "
               f"{'-' if r['timed_out'] else r['rc']:>3}  {', '.join(note)}", flush=True)
         # Each run's own figures, so a long series that is stopped early still shows what it measured.
-        print("     " + "  ".join(f"{w} {r['secs'][w]:.2f}" for w in workloads if w in r["secs"]), flush=True)
+        print("     " + "  ".join(f"{w} {r['secs'][w]:.2f}" for w in spans if w in r["secs"]), flush=True)
         if missing or r["failed"] or wrong:
             print(f"--- {name}: last lines of stdout:", file=sys.stderr)
             print("\n".join(r["tail"]) or "(none)", file=sys.stderr)
@@ -205,16 +226,26 @@ def paired(figure):
     return f"{statistics.median(ratios):.2f}" if ratios else "-"
 
 print(f"{'workload':<11} {'vplat s':>9} {'qemu s':>9} {'ratio':>7} {'paired':>7}  output")
-for w in workloads:
+for w in spans:
     v = statistics.median(r["secs"][w] for r in results["vplat"])
     q = statistics.median(r["secs"][w] for r in results["qemu"])
     print(f"{w:<11} {v:>9.2f} {q:>9.2f} {ratio(v, q):>7} {paired(lambda r: r['secs'][w]):>7}  "
-          f"identical to host ({expected[w][:16]}...)")
+          f"identical to host ({expected[workload_of(w)][:16]}...)")
 if roundtrip:
     print(f"{', '.join(sorted(roundtrip))}: the decompressed round trip (untimed) is the input as well")
 tv = statistics.median(r["total"] for r in results["vplat"])
 tq = statistics.median(r["total"] for r in results["qemu"])
 print(f"{'total':<11} {tv:>9.2f} {tq:>9.2f} {ratio(tv, tq):>7} {paired(lambda r: r['total']):>7}")
+for k in range(2, repeat + 1):
+    v = statistics.median(r["totals"][k] for r in results["vplat"])
+    q = statistics.median(r["totals"][k] for r in results["qemu"])
+    print(f"{'total @' + str(k):<11} {v:>9.2f} {q:>9.2f} {ratio(v, q):>7} {paired(lambda r: r['totals'][k]):>7}")
+if repeat > 1:
+    # What the first runs cost over the last ones: mostly translation (and, with CPU_ASLR=1, shared libraries
+    # translated again at their new addresses in every run).
+    warm = {n: statistics.median(r["totals"][1] - r["totals"][repeat] for r in results[n]) for n in results}
+    print(f"warm-up (median of total - total @{repeat}): vplat {warm['vplat']:.2f} s, qemu {warm['qemu']:.2f} s"
+          f"{' (address-space randomisation off)' if aslr == '0' else ''}")
 mv = statistics.median(r["rss_kib"] for r in results["vplat"] if r["rss_kib"] is not None) / 1024
 mq = statistics.median(r["rss_kib"] for r in results["qemu"] if r["rss_kib"] is not None) / 1024
 print(f"peak resident memory (median): vplat {mv:.0f} MiB, qemu {mq:.0f} MiB (guest RAM 1 GiB in both)")
@@ -222,4 +253,4 @@ print(f"ratio of totals vplat/qemu: {ratio(tv, tq)}")
 PYEOF
 
 exec python3 -c "$prog" "$build/vplat" "$qemu" "$images/Image" "$images/initramfs.cpio.gz" "$images/cpu-input" \
-  "$runs" "$timeout" "${CPU_WORKLOADS:-}"
+  "$runs" "$timeout" "${CPU_WORKLOADS:-}" "$repeat" "$aslr"
