@@ -381,6 +381,61 @@ TEST(Jit, SecondTierAccessesThatMissTheTlbFaultLikeTheInterpreter) {
   }
 }
 
+// Second-tier loads that miss the TLB after their block wrote registers, after it stored, and in a later
+// iteration of a loop whose earlier ones stored: each leaves before its access with the state as it was
+// there, and no instruction runs twice or not at all (programs/jit_miss_after.s).
+TEST(Jit, MissExitsAfterRegisterWritesAndStoresRunEachInstructionOnce) {
+  // The faults, in order: for each i, the store (pages 12 on), the first call's load (the same page), the
+  // loop's loads of pages j + x9 from page 12 on, and the last call's load.
+  struct Fault {
+    uint32_t word;
+    uint64_t far;
+  };
+  std::vector<Fault> faults;
+  for (uint64_t i = 0; i < 16; ++i) {
+    const uint64_t x1 = 0x40001000 + 0x1000 * i;
+    if (i + 1 >= 12) {
+      faults.push_back({0xf9000033, x1}); // str x19, [x1]
+      faults.push_back({0xf84084e4, x1}); // ldr x4, [x7], #8
+    }
+    for (uint64_t x9 = 0; x9 < 3; ++x9)
+      if (i + 1 + x9 >= 12) faults.push_back({0xf9400065, x1 + 0x1000 * x9}); // ldr x5, [x3]
+    if (i + 1 >= 12) faults.push_back({0xf9400828, x1 + 16});                 // ldr x8, [x1, #16]
+  }
+  for (const TierRun& run : kTierRuns) {
+    SCOPED_TRACE(run.name);
+    Machine m(run.engine, {{"VPLAT_JIT_TIER2", run.tier2}});
+    map_for_jit_remap(m);
+    for (uint64_t j = 0; j < 12; ++j) map_page_at_1gib(m, j, 0x300000 + 0x2000 * j);
+    m.start("jit_miss_after");
+    RunResult r = m.core.run(1'000'000);
+    ASSERT_EQ(r.exit, Exit::Off);
+    uint64_t bases = 8 * 11;
+    for (uint64_t i = 0; i < 16; ++i) bases += 0x40001000 + 0x1000 * i;
+    EXPECT_EQ(m.core.X[10], 120u);
+    EXPECT_EQ(m.core.X[11], 105u);
+    EXPECT_EQ(m.core.X[12], 225u);
+    EXPECT_EQ(m.core.X[13], bases);
+    EXPECT_EQ(m.core.X[14], 47u * 48 / 2);
+    EXPECT_EQ(m.mem.r64(0x300800), 48u); // the loop's count, on page 0
+    EXPECT_EQ(m.mem.r64(0x300808), 16u); // the last call's
+    ASSERT_EQ(faults.size(), 33u);
+    ASSERT_EQ(m.records(), faults.size());
+    for (unsigned k = 0; k < faults.size(); ++k) {
+      SCOPED_TRACE(k);
+      const uint64_t rec = kLog + 48 * k;
+      EXPECT_EQ(m.mem.r64(rec) >> 26, 0x25u); // ESR: data abort at the current EL
+      EXPECT_EQ(m.mem.r32(m.mem.r64(rec + 8)), faults[k].word);
+      EXPECT_EQ(m.mem.r64(rec + 24), faults[k].far);
+    }
+    if (run.engine == Engine::Jit && std::string_view(run.tier2) == "1") {
+      const JitStats& s = m.core.jit()->stats();
+      EXPECT_GT(s.blocks_tier2, 0u);
+      EXPECT_EQ(s.tlb_miss_exits, faults.size()); // one per fault
+    }
+  }
+}
+
 // Once its exits are linked, a block jumps to the next one itself: to another page (after the fetch TLB
 // check), through a return with more targets than exit slots (the jump cache) and back on its own page. Of
 // the 70000 blocks the loop runs, only the first runs of each exit return to the run loop.
