@@ -339,6 +339,21 @@ TEST(Jit, PairsAcrossAPageBoundaryReachBothPhysicalPages) {
   }
 }
 
+// Runs programs/jit_miss*.s with VA 0x4000_0000 + 4 KiB * j mapped to PA 0x300000 + 8 KiB * j for j < 12,
+// and nothing after, to its end.
+static void run_with_twelve_pages(Machine& m, const char* program) {
+  map_for_jit_remap(m);
+  for (uint64_t j = 0; j < 12; ++j) map_page_at_1gib(m, j, 0x300000 + 0x2000 * j);
+  m.start(program);
+  RunResult r = m.core.run(1'000'000);
+  ASSERT_EQ(r.exit, Exit::Off);
+}
+// Of those programs: the sum of x1's 16 values (0x4000_1000 + 4 KiB * i), plus `extra`.
+static uint64_t sum_of_x1(uint64_t extra) {
+  for (uint64_t i = 0; i < 16; ++i) extra += 0x40001000 + 0x1000 * i;
+  return extra;
+}
+
 // Second-tier loads and stores that miss the TLB: made by read_quietly/write_quietly where they can be
 // without raising (a page not in the TLB yet; an access across two pages), else the block leaves before the
 // instruction and the interpreter runs it (a fault), with the registers as they were before it: what
@@ -348,13 +363,8 @@ TEST(Jit, SecondTierAccessesThatMissTheTlbFaultLikeTheInterpreter) {
   for (const TierRun& run : kTierRuns) {
     SCOPED_TRACE(run.name);
     Machine m(run.engine, {{"VPLAT_JIT_TIER2", run.tier2}});
-    map_for_jit_remap(m);
-    for (uint64_t j = 0; j < 12; ++j) map_page_at_1gib(m, j, 0x300000 + 0x2000 * j);
-    m.start("jit_miss");
-    RunResult r = m.core.run(1'000'000);
-    ASSERT_EQ(r.exit, Exit::Off);
-    uint64_t bases = 8 * 11;
-    for (uint64_t i = 0; i < 16; ++i) bases += 0x40001000 + 0x1000 * i;
+    ASSERT_NO_FATAL_FAILURE(run_with_twelve_pages(m, "jit_miss"));
+    const uint64_t bases = sum_of_x1(8 * 11);
     EXPECT_EQ(m.core.X[10], 120u);
     EXPECT_EQ(m.core.X[11], 105u);
     EXPECT_EQ(m.core.X[12], 105u << 16);
@@ -405,13 +415,8 @@ TEST(Jit, MissExitsAfterRegisterWritesAndStoresRunEachInstructionOnce) {
   for (const TierRun& run : kTierRuns) {
     SCOPED_TRACE(run.name);
     Machine m(run.engine, {{"VPLAT_JIT_TIER2", run.tier2}});
-    map_for_jit_remap(m);
-    for (uint64_t j = 0; j < 12; ++j) map_page_at_1gib(m, j, 0x300000 + 0x2000 * j);
-    m.start("jit_miss_after");
-    RunResult r = m.core.run(1'000'000);
-    ASSERT_EQ(r.exit, Exit::Off);
-    uint64_t bases = 8 * 11;
-    for (uint64_t i = 0; i < 16; ++i) bases += 0x40001000 + 0x1000 * i;
+    ASSERT_NO_FATAL_FAILURE(run_with_twelve_pages(m, "jit_miss_after"));
+    const uint64_t bases = sum_of_x1(8 * 11);
     EXPECT_EQ(m.core.X[10], 120u);
     EXPECT_EQ(m.core.X[11], 105u);
     EXPECT_EQ(m.core.X[12], 225u);

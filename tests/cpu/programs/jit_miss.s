@@ -15,15 +15,7 @@
   .include "common.inc"
 main:
   setup
-  enable_mmu
-  movz x1, #0x4000, lsl #16
-  add x1, x1, #0x1000
-  mov x19, #0
-  mov x10, #0
-  mov x11, #0
-  mov x12, #0
-  mov x13, #0
-  mov x4, #0
+  miss_setup
 1:
   add x10, x10, x19
   mov x7, x1

@@ -25,16 +25,8 @@
   .include "common.inc"
 main:
   setup
-  enable_mmu
-  movz x1, #0x4000, lsl #16
-  add x1, x1, #0x1000
-  mov x19, #0
-  mov x10, #0
-  mov x11, #0
-  mov x12, #0
-  mov x13, #0
+  miss_setup
   mov x14, #0
-  mov x4, #0
   mov x5, #0
   movz x2, #0x4000, lsl #16
   add x2, x2, #0x800
