@@ -222,6 +222,10 @@ void Core::flush_tlb() {
     for (auto& bank : itlb_)
       for (auto& e : bank) e = TlbEntry{};
   }
+  if (victims_used_)
+    for (auto& bank : victims_)
+      for (auto& e : bank) e = TlbEntry{};
+  victims_used_ = false;
   filled_count_ = 0;
   block_count_ = 0;
   fetch_page_ = ~0ull;
@@ -237,6 +241,7 @@ void Core::flush_tlb_va(uint64_t va) {
   for (unsigned el = 0; el < 2; ++el) {
     tlb_[el][slot] = TlbEntry{};
     itlb_[el][slot] = TlbEntry{};
+    victims_[el][victim_slot(v)] = TlbEntry{};
   }
   fetch_page_ = ~0ull;
 }
@@ -360,13 +365,36 @@ Translation Core::walk(uint64_t va, Access kind, unsigned el) {
   return translate(translation_regs(), va, kind, el, reader);
 }
 
+void Core::displace(unsigned el, TlbEntry& e, uint64_t page) {
+  const uint64_t tag = e.read != ~0ull ? e.read : e.write;
+  if (tag == ~0ull || (tag & ~0xfffull) == page) return;
+  victims_[el][victim_slot(tag)] = e;
+  victims_used_ = true;
+}
+
 bool Core::translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entry, uint8_t& fault) {
+  const bool fetch = kind == Access::Fetch;
+  TlbEntry& e = (fetch ? itlb_ : tlb_)[el][(va >> 12) & (kTlbSize - 1)];
+  uint64_t page = va & ~0xfffull;
+  if (!fetch) {
+    TlbEntry& v = victims_[el][victim_slot(va)];
+    const uint64_t tag = kind == Access::Write ? v.write : v.read;
+    if ((tag & ~TlbEntry::kSlowPath) == page) {
+      const TlbEntry found = v;
+      v = TlbEntry{};
+      displace(el, e, page);
+      if (filled_count_ < kFilledListed) filled_[filled_count_] = &e;
+      if (filled_count_ <= kFilledListed) ++filled_count_;
+      e = found;
+      entry = &e;
+      return true;
+    }
+  }
   Translation t = walk(va, kind, el);
   if (!t.ok) {
     fault = t.fault;
     return false;
   }
-  uint64_t page = va & ~0xfffull;
   if (t.page_mask > 0xfff && block_count_ <= kBlocksListed) {
     const uint64_t base = va & kBlockVaBits & ~t.page_mask;
     bool listed = false;
@@ -377,8 +405,7 @@ bool Core::translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entr
       ++block_count_;
     }
   }
-  const bool fetch = kind == Access::Fetch;
-  TlbEntry& e = (fetch ? itlb_ : tlb_)[el][(va >> 12) & (kTlbSize - 1)];
+  if (!fetch) displace(el, e, page);
   if (filled_count_ < kFilledListed) filled_[filled_count_] = &e;
   if (filled_count_ <= kFilledListed) ++filled_count_;
   e.pa = t.pa & ~0xfffull;

@@ -1136,6 +1136,10 @@ struct JitEngine::Impl {
     uint64_t first_bytes = 0, v = 0;
     c.quiet_declined_ = !quiet_pages(c, addr, size, false, delta, first_bytes);
     if (c.quiet_declined_) return 0;
+    if (first_bytes == size && size <= 8) { // one page (the host is little-endian, as the guest)
+      std::memcpy(&v, reinterpret_cast<const void*>(delta[0] + addr), size);
+      return v;
+    }
     for (uint64_t i = 0; i < size; ++i)
       v |= uint64_t{*reinterpret_cast<const uint8_t*>((i < first_bytes ? delta[0] : delta[1]) + addr + i)}
            << (8 * i);
@@ -1147,6 +1151,10 @@ struct JitEngine::Impl {
     uint64_t first_bytes = 0;
     c.quiet_declined_ = !quiet_pages(c, addr, size, true, delta, first_bytes);
     if (c.quiet_declined_) return;
+    if (first_bytes == size && size <= 8) {
+      std::memcpy(reinterpret_cast<void*>(delta[0] + addr), &value, size);
+      return;
+    }
     for (uint64_t i = 0; i < size; ++i)
       *reinterpret_cast<uint8_t*>((i < first_bytes ? delta[0] : delta[1]) + addr + i) =
           static_cast<uint8_t>(value >> (8 * i));
@@ -2952,10 +2960,14 @@ struct JitEngine::Impl {
     p.code = true;
     code_filter[code_filter_index(pa_page)] = 1;
     // Existing TLB entries would let stores reach the page on the fast path.
-    for (Core* c : cores)
+    for (Core* c : cores) {
       for (auto& bank : c->tlb_)
         for (auto& e : bank)
           if (e.pa == pa_page) e.write = ~0ull;
+      for (auto& bank : c->victims_)
+        for (auto& e : bank)
+          if (e.pa == pa_page) e.write = ~0ull;
+    }
   }
 
   // Reads the instructions of a block at `key`: up to the page end, `max_len`, the first branch, or the

@@ -441,6 +441,38 @@ TEST(Jit, MissExitsAfterRegisterWritesAndStoresRunEachInstructionOnce) {
   }
 }
 
+// Data TLB entries a fill displaces are kept aside (Core::victims_) and found again by the next fill of their
+// page. Put aside, an entry still goes with a TLBI by VA and a TLBI of everything (the loads after each must
+// see the page's new mapping), and loses its write permission when its page starts to hold translated code
+// (the store through it must drop the translation, so that the call after it runs the new instruction).
+// programs/jit_displaced.s: pages 32 MiB apart, which share a TLB slot; values worked out by hand.
+TEST(Jit, DisplacedTlbEntriesGoWithTlbiAndCodePages) {
+  for (const TierRun& run : kTierRuns) {
+    SCOPED_TRACE(run.name);
+    Machine m(run.engine, {{"VPLAT_JIT_TIER2", run.tier2}});
+    map_for_jit_remap(m);
+    auto w64 = [&](uint64_t pa, uint64_t v) { std::memcpy(&m.mem.ram[pa], &v, 8); };
+    constexpr uint64_t kTable = 3, kPage = 3, kAF = 1u << 10;
+    map_page_at_1gib(m, 0, 0x300000);
+    w64(0x103080, 0x105000 | kTable); // L2[16] of 1..2 GiB: VA 0x4200_0000
+    w64(0x105000, 0x302000 | kPage | kAF);
+    w64(0x101080, 0x106000 | kTable); // L2[16] of 0..1 GiB: VA 32 MiB above the program
+    for (uint64_t i = 0; i < 512; ++i) w64(0x106000 + 8 * i, 0x308000 | kPage | kAF);
+    for (uint64_t pa : {0x300000, 0x302000, 0x304000, 0x306000}) w64(pa, 0x1000000000 + pa);
+    m.start("jit_displaced");
+    RunResult r = m.core.run(100000);
+    ASSERT_EQ(r.exit, Exit::Off);
+    EXPECT_EQ(m.core.X[2], 0x1000300000u);
+    EXPECT_EQ(m.core.X[3], 0x1000302000u);
+    EXPECT_EQ(m.core.X[4], 0x1000304000u); // after the TLBI by VA
+    EXPECT_EQ(m.core.X[6], 0x1000302000u);
+    EXPECT_EQ(m.core.X[7], 0x1000306000u); // after the TLBI of everything
+    EXPECT_EQ(m.core.X[8], 1u);
+    EXPECT_EQ(m.core.X[9], 2u); // the rewritten instruction
+    EXPECT_EQ(m.records(), 0u);
+  }
+}
+
 // Once its exits are linked, a block jumps to the next one itself: to another page (after the fetch TLB
 // check), through a return with more targets than exit slots (the jump cache) and back on its own page. Of
 // the 70000 blocks the loop runs, only the first runs of each exit return to the run loop.
