@@ -383,8 +383,7 @@ bool Core::translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entr
       const TlbEntry found = v;
       v = TlbEntry{};
       displace(el, e, page);
-      if (filled_count_ < kFilledListed) filled_[filled_count_] = &e;
-      if (filled_count_ <= kFilledListed) ++filled_count_;
+      note_filled(e);
       e = found;
       entry = &e;
       return true;
@@ -406,8 +405,7 @@ bool Core::translate_fill(uint64_t va, Access kind, unsigned el, TlbEntry*& entr
     }
   }
   if (!fetch) displace(el, e, page);
-  if (filled_count_ < kFilledListed) filled_[filled_count_] = &e;
-  if (filled_count_ <= kFilledListed) ++filled_count_;
+  note_filled(e);
   e.pa = t.pa & ~0xfffull;
   uint8_t* const host = mem.ram_pointer(e.pa);
   e.host_delta = host ? reinterpret_cast<uintptr_t>(host) - page : 0;

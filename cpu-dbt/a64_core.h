@@ -317,6 +317,10 @@ public:
   static constexpr size_t kFilledListed = 256;
   TlbEntry* filled_[kFilledListed];
   size_t filled_count_ = kFilledListed + 1; // more than listed: clear everything
+  void note_filled(TlbEntry& e) {
+    if (filled_count_ < kFilledListed) filled_[filled_count_] = &e;
+    if (filled_count_ <= kFilledListed) ++filled_count_;
+  }
   // Entries hold 4 KiB pieces of larger blocks too, in other slots than the page a TLBI by VA names, so
   // such a TLBI must drop the whole block: the blocks entries came from since the last flush (VA bits 55:0
   // of the base, and the size less one), or, past kBlocksListed of them, a flush of everything.
