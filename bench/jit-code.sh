@@ -6,7 +6,7 @@
 # under callgrind to 20 M and to 40 M guest instructions; the host instructions in code without a symbol (the
 # JIT's) in the second run minus the first, over 20 M, is the figure: start-up and compiling cancel out.
 # Each kernel at the first tier (VPLAT_JIT_TIER2=0) and with every block at the second (VPLAT_JIT_TIER2=1).
-# Environment: KERNELS (default "rc lz gz calls"), TIERS (default "1 2"), CFLAGS (more compiler options, e.g.
+# Environment: KERNELS (default "rc lz gz calls scan"), TIERS (default "1 2"), CFLAGS (more compiler options, e.g.
 # -falign-functions=4096: every function on a page of its own, so that calls cross pages). ~3 min per kernel
 # and tier.
 set -euo pipefail
@@ -21,7 +21,7 @@ done
 for t in valgrind callgrind_annotate; do
   command -v "$t" >/dev/null || die "$t not found (Debian package valgrind)"
 done
-kernels=${KERNELS:-rc lz gz calls}
+kernels=${KERNELS:-rc lz gz calls scan}
 tiers=${TIERS:-1 2}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -17,6 +17,7 @@
 #include "cpu-dbt/jit_state_alias.h"
 #include "cpu-dbt/jit_state_loads.h"
 #include "cpu-dbt/jit_state_stores.h"
+#include "cpu-dbt/jit_vector_lanes.h"
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -180,6 +181,13 @@ bool env_on(const char* name) {
 // (jit_likely_paths.h). VPLAT_JIT_COLD_FAST_ISEL=0: the full selector everywhere, for comparisons.
 bool cold_paths_selected_fast() {
   static const bool on = env_on("VPLAT_JIT_COLD_FAST_ISEL");
+  return on;
+}
+
+// The second tier emits SIMD instructions' elements as vector elements and vectorizes them
+// (jit_vector_lanes.h). VPLAT_JIT_VECTOR_LANES=0: shifts and masks in both tiers, for comparisons.
+bool vector_lanes_on() {
+  static const bool on = env_on("VPLAT_JIT_VECTOR_LANES");
   return on;
 }
 
@@ -781,10 +789,13 @@ struct JitEngine::Impl {
   std::atomic<bool> results_ready{false};
   bool stopping = false;
 
-  // VPLAT_JIT_DUMP: print each module's IR as compiled (VPLAT_JIT_DUMP=pre: as emitted, before the passes).
+  // VPLAT_JIT_DUMP: print each module's IR as compiled (VPLAT_JIT_DUMP=pre: as emitted, before the passes;
+  // t2 and t2-pre: the same for second-tier modules only).
   const char* dump_env = std::getenv("VPLAT_JIT_DUMP");
-  const bool dump_ir = dump_env && std::string_view(dump_env) != "pre";
-  const bool dump_pre = dump_env && std::string_view(dump_env) == "pre";
+  const bool dump_tier2_only = dump_env && std::string_view(dump_env).substr(0, 2) == "t2";
+  const bool dump_pre =
+      dump_env && (std::string_view(dump_env) == "pre" || std::string_view(dump_env) == "t2-pre");
+  const bool dump_ir = dump_env && !dump_pre;
   // VPLAT_JIT_STATE_CACHE=0: the second tier keeps the state in memory.
   const bool state_cache = env_on("VPLAT_JIT_STATE_CACHE");
   // VPLAT_JIT_T1_PASSES=all: the first tier's code generator runs the passes FirstTierPasses leaves out.
@@ -1301,7 +1312,7 @@ struct JitEngine::Impl {
     }
     const uint64_t t1 = now();
     const uint64_t ir_before = ir_size(*mod);
-    if (dump_pre) mod->print(llvm::errs(), nullptr);
+    if (dump_pre && (optimized || !dump_tier2_only)) mod->print(llvm::errs(), nullptr);
     // The passes that make up for what CodeGenOpt::None leaves out, for the modules generated at it.
     optimize(*mod, optimized, !optimized && (backlog || tier1_at_none));
     const uint64_t t2 = now();
@@ -1310,7 +1321,7 @@ struct JitEngine::Impl {
       ir_tier1_after += ir_size(*mod);
       for (const Request& req : reqs) guest_tier1 += req.words.size();
     }
-    if (dump_ir) mod->print(llvm::errs(), nullptr);
+    if (dump_ir && (optimized || !dump_tier2_only)) mod->print(llvm::errs(), nullptr);
     auto rt = jit.getMainJITDylib().createResourceTracker();
     if (auto err = jit.addIRModule(rt, llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
       jit_failed(std::move(err));
@@ -1517,6 +1528,7 @@ struct JitEngine::Impl {
     }
 
     vplat::adljit::Ctx c(b, state);
+    c.vector_lanes = req.optimized && vector_lanes_on();
     note_loop_back = [&] {
       std::vector<bool> now = c.written_so_far();
       if (written_before_loop_back.size() < now.size()) written_before_loop_back.resize(now.size());
@@ -2815,6 +2827,9 @@ struct JitEngine::Impl {
       if (!full && env_on("VPLAT_JIT_ROUND_TRIPS")) fpm.addPass(BooleanRoundTrips());
       // VPLAT_JIT_NPC_STORES=1: the first tier keeps them (for comparisons).
       if (!full && !std::getenv("VPLAT_JIT_NPC_STORES")) fpm.addPass(NextPcStores());
+      // SIMD instructions' element operations as vector operations (jit_vector_lanes.h; the emitters build
+      // them in this tier only: vector_lanes_on()).
+      if (full && vector_lanes_on()) fpm.addPass(VectorLanes());
       if (full && cold_paths_selected_fast()) fpm.addPass(FullSelectionOnLikelyPaths());
       if (at_none) {
         fpm.addPass(AddressesWhereUsed());

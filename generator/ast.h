@@ -45,19 +45,21 @@ struct Table;
 
 struct Expr {
   enum Kind {
-    Num,       // value
-    Ref,       // name: local, parameter, field, or state scalar
-    Index,     // state array[a0]
-    Slice,     // a0[hi:lo]  (hi, lo are constant)
-    Bit,       // a0[a1]
-    Call,      // callee(args)
-    Cast,      // cast_to(a0)
-    Unary,     // op a0
-    Binary,    // a0 op a1
-    Cond,      // a0 ? a1 : a2
-    Cat,       // cat(a...)
-    Str,       // string literal (asm only)
-    Template,  // string template: parts alternate text / expression (asm only)
+    Num,      // value
+    Ref,      // name: local, parameter, field, or state scalar
+    Index,    // state array[a0]
+    Slice,    // a0[hi:lo]  (hi, lo are constant)
+    Bit,      // a0[a1]
+    Call,     // callee(args)
+    Cast,     // cast_to(a0)
+    Unary,    // op a0
+    Binary,   // a0 op a1
+    Cond,     // a0 ? a1 : a2
+    Cat,      // cat(a...)
+    Lane,     // lane(a0, a1, a2): element a2 of a1 bits of the u128 a0 (vector registers)
+    WithLane, // with_lane(a0, a1, a2, a3): the u128 a0 with element a2 of a1 bits replaced by a3
+    Str,      // string literal (asm only)
+    Template, // string template: parts alternate text / expression (asm only)
   } kind;
   Loc loc;
   uint64_t value = 0;

@@ -449,6 +449,23 @@ private:
       e.is_const = all_const(e);
       return Type::u(w);
     }
+    case Expr::Lane:
+    case Expr::WithLane: {
+      // Parameters as if declared lane(u128 v, u64 esize, u64 i) -> u64 and
+      // with_lane(u128 v, u64 esize, u64 i, u64 x) -> u128.
+      const bool with = e.kind == Expr::WithLane;
+      const char* name = with ? "with_lane" : "lane";
+      if (e.args.size() != (with ? 4u : 3u))
+        fail(e.loc, std::string(name) + "() takes " + (with ? "4" : "3") + " arguments, not " +
+                        std::to_string(e.args.size()));
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        Type t = check_expr(*e.args[i]);
+        require_convertible(*e.args[i], t, i == 0 ? Type::u128() : Type::u(64),
+                            "pass argument " + std::to_string(i + 1) + " of '" + name + "'");
+      }
+      e.is_const = all_const(e);
+      return with ? Type::u128() : Type::u(64);
+    }
     case Expr::Unary: {
       Type t = check_expr(*e.args[0]);
       e.is_const = e.args[0]->is_const;

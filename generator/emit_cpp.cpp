@@ -178,6 +178,13 @@ public:
       }
       return o + ")";
     }
+    case Expr::Lane:
+    case Expr::WithLane: {
+      std::string o = e.kind == Expr::Lane ? "adlrt::lane(" : "adlrt::with_lane(";
+      for (size_t i = 0; i < e.args.size(); ++i)
+        o += (i ? ", " : "") + conv(*e.args[i], i == 0 ? Type::u128() : Type::u(64));
+      return o + ")";
+    }
     case Expr::Unary: {
       std::string a = expr(*e.args[0]);
       if (e.name == "!") return "uint64_t(!(" + a + "))";

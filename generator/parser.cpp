@@ -705,7 +705,11 @@ private:
           e->args = std::move(args);
           return e;
         }
-        auto e = mk(n.text == "cat" ? Expr::Cat : Expr::Call, n.loc);
+        auto e = mk(n.text == "cat"         ? Expr::Cat
+                    : n.text == "lane"      ? Expr::Lane
+                    : n.text == "with_lane" ? Expr::WithLane
+                                            : Expr::Call,
+                    n.loc);
         e->name = n.text;
         e->args = std::move(args);
         return e;

@@ -197,6 +197,43 @@ Value* Ctx::bit128(Value* a, Value* i) {
   return b.CreateAnd(to64(lshr128(a, i)), k64(1));
 }
 
+// The vector type of `esize`-bit elements of an i128 and the element index, when `vector_lanes` is set
+// and the element lies wholly inside the 128 bits; nullptr otherwise.
+static llvm::FixedVectorType* lane_vector(Ctx& c, Value* esize, Value* i, uint64_t& index) {
+  if (!c.vector_lanes || !Ctx::is_const(esize) || !Ctx::is_const(i)) return nullptr;
+  const uint64_t e = Ctx::const_u64(esize);
+  index = Ctx::const_u64(i);
+  if ((e != 8 && e != 16 && e != 32 && e != 64) || index >= 128 / e) return nullptr;
+  return llvm::FixedVectorType::get(llvm::IntegerType::get(c.ctx, static_cast<unsigned>(e)),
+                                    static_cast<unsigned>(128 / e));
+}
+
+static Value* element_mask(Ctx& c, Value* esize) {
+  return c.b.CreateSelect(c.b.CreateICmpUGE(esize, c.k64(64)), c.k64(~uint64_t(0)),
+                          c.b.CreateSub(c.shl64(c.k64(1), esize), c.k64(1)));
+}
+
+Value* Ctx::lane(Value* v, Value* esize, Value* i) {
+  uint64_t index = 0;
+  if (llvm::FixedVectorType* vt = lane_vector(*this, esize, i, index)) {
+    Value* e = b.CreateExtractElement(b.CreateBitCast(v, vt), k64(index));
+    return e->getType() == i64 ? e : b.CreateZExt(e, i64);
+  }
+  return b.CreateAnd(to64(lshr128(v, b.CreateMul(i, esize))), element_mask(*this, esize));
+}
+
+Value* Ctx::with_lane(Value* v, Value* esize, Value* i, Value* x) {
+  uint64_t index = 0;
+  if (llvm::FixedVectorType* vt = lane_vector(*this, esize, i, index)) {
+    Value* e = x->getType() == vt->getElementType() ? x : b.CreateTrunc(x, vt->getElementType());
+    return b.CreateBitCast(b.CreateInsertElement(b.CreateBitCast(v, vt), e, k64(index)), i128);
+  }
+  Value* m = element_mask(*this, esize);
+  Value* at = b.CreateMul(i, esize);
+  Value* keep = b.CreateNot(shl128(b.CreateZExt(m, i128), at));
+  return b.CreateOr(b.CreateAnd(v, keep), shl128(b.CreateZExt(b.CreateAnd(x, m), i128), at));
+}
+
 // ---------------------------------------------------------------------------------------- state
 
 static llvm::Type* storage_type(Ctx& c, int bits) {

@@ -70,6 +70,14 @@ public:
   Value* bit64(Value* a, Value* i); // i >= 64 gives 0
   Value* bit128(Value* a, Value* i);
 
+  // ---- vector elements (ADL lane / with_lane; adlrt::lane). With `vector_lanes` set and an element of 8,
+  // 16, 32 or 64 bits at a constant index, as extractelement / insertelement on the i128 seen as a vector,
+  // which LLVM's SLP vectorizer turns into whole-vector operations; otherwise as shifts and masks (what the
+  // first tier's code generator, without SLP, handles best).
+  bool vector_lanes = false; // set by the caller
+  Value* lane(Value* v, Value* esize, Value* i);
+  Value* with_lane(Value* v, Value* esize, Value* i, Value* x);
+
   // ---- state access by offset; `bits` is the storage width (8, 16, 32, 64, 128)
   Value* load_state(size_t offset, int bits, bool sign);
   void store_state(size_t offset, int bits, Value* v);

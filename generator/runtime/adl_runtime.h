@@ -40,6 +40,18 @@ constexpr int64_t srem(int64_t a, int64_t b) {
 }
 constexpr uint64_t bit(uint64_t v, uint64_t i) { return i >= 64 ? 0 : (v >> i) & 1; }
 constexpr uint64_t bit128(u128 v, uint64_t i) { return i >= 128 ? 0 : static_cast<uint64_t>(v >> i) & 1; }
+// Vector elements: element i of esize bits (1..64) of v, counted from the least significant end; an element
+// wholly or partly beyond bit 127 reads its bits there as zero, and writes there are dropped.
+constexpr uint64_t elem_mask(uint64_t esize) {
+  return esize >= 64 ? ~uint64_t(0) : (uint64_t(1) << esize) - 1;
+}
+constexpr uint64_t lane(u128 v, uint64_t esize, uint64_t i) {
+  return static_cast<uint64_t>(lshr128(v, i * esize)) & elem_mask(esize);
+}
+constexpr u128 with_lane(u128 v, uint64_t esize, uint64_t i, uint64_t x) {
+  const uint64_t m = elem_mask(esize);
+  return (v & ~shl128(m, i * esize)) | shl128(x & m, i * esize);
+}
 inline std::string to_text(const std::string& s) { return s; }
 inline std::string to_text(uint64_t v) { return std::to_string(v); }
 inline std::string to_text(int64_t v) { return std::to_string(v); }

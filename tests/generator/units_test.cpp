@@ -50,6 +50,28 @@ TEST(Exports, PureAndStatefulFunctions) {
   EXPECT_EQ(duo::middle(q), uint64_t(q >> 36));
 }
 
+TEST(Exports, VectorElementsCountFromTheLeastSignificantEnd) {
+  using vplat::adlrt::u128;
+  const u128 q = (u128(0x0123456789abcdefull) << 64) | 0xfedcba9876543210ull;
+  EXPECT_EQ(duo::element(q, 8, 0), 0x10u);
+  EXPECT_EQ(duo::element(q, 8, 15), 0x01u);
+  EXPECT_EQ(duo::element(q, 16, 5), 0x89abu);
+  EXPECT_EQ(duo::element(q, 32, 1), 0xfedcba98u);
+  EXPECT_EQ(duo::element(q, 64, 1), 0x0123456789abcdefull);
+  EXPECT_EQ(duo::element(q, 4, 31), 0x0u); // the top nibble
+  // Bits beyond 127 read as zero: element 2 of 64 bits, and the part of an element past bit 127.
+  EXPECT_EQ(duo::element(q, 64, 2), 0u);
+  EXPECT_EQ(duo::element(q, 32, 3), 0x01234567u);
+  EXPECT_EQ(duo::element(q, 48, 2), 0x01234567u); // bits 96..143: the top 32 bits
+  // Replacing an element keeps every other bit and takes only the element's width of x.
+  EXPECT_EQ(duo::with_element(q, 8, 1, 0xabcd), (q & ~(u128(0xff) << 8)) | (u128(0xcd) << 8));
+  EXPECT_EQ(duo::with_element(q, 64, 1, 7), (u128(7) << 64) | 0xfedcba9876543210ull);
+  EXPECT_EQ(duo::with_element(q, 16, 7, 0), q & ~(u128(0xffff) << 112));
+  // Element 2 of 48 bits is bits 96..143: its low 32 bits land in bits 96..127, the rest is dropped.
+  EXPECT_EQ(duo::with_element(q, 48, 2, 0xffffffffffff), q | (u128(0xffffffff) << 96));
+  EXPECT_EQ(duo::with_element(q, 64, 2, 1), q); // wholly beyond bit 127: dropped
+}
+
 TEST(Disassembly, StringTables) { EXPECT_EQ(duo::disassemble(duo::I_SQ, 0b0'01'11'00), "sq r1, three"); }
 
 TEST(Metadata, UnitsAttributesAndFields) {
