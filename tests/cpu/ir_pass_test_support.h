@@ -24,11 +24,19 @@ inline std::unique_ptr<llvm::Module> parse_ir(llvm::LLVMContext& ctx, const std:
   return m;
 }
 
-// Runs function pass `Pass` on `f` as the JIT tier's pipeline would.
+// Runs function pass `Pass` on `f` as the JIT tier's pipeline would: with every analysis manager, since
+// some of LLVM's passes (the SLP vectorizer's alias queries) reach module analyses through the proxies.
 template <typename Pass> void run_function_pass(llvm::Function& f) {
+  llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
   llvm::PassBuilder pb;
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
   Pass().run(f, fam);
 }
 

@@ -10,7 +10,6 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <string>
 
 namespace {
@@ -43,20 +42,8 @@ std::string byte_compare_function(const std::string& name) {
   return t;
 }
 
-// With every analysis manager, as in the JIT's pipeline: the SLP vectorizer's alias queries reach module
-// analyses through the proxies.
 void run_pass(llvm::Function& f) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  vplat::cpu::VectorLanes().run(f, fam);
+  vplat::test::run_function_pass<vplat::cpu::VectorLanes>(f);
 }
 
 TEST(VectorLanes, SixteenByteComparesBecomeOneVectorCompare) {
