@@ -219,7 +219,7 @@ Value* Ctx::lane(Value* v, Value* esize, Value* i) {
     Value* e = b.CreateExtractElement(b.CreateBitCast(v, vt), k64(index));
     return e->getType() == i64 ? e : b.CreateZExt(e, i64);
   }
-  return b.CreateAnd(to64(lshr128(v, b.CreateMul(i, esize))), element_mask(*this, esize));
+  return band(to64(lshr128(v, b.CreateMul(i, esize))), element_mask(*this, esize));
 }
 
 Value* Ctx::with_lane(Value* v, Value* esize, Value* i, Value* x) {
@@ -231,7 +231,7 @@ Value* Ctx::with_lane(Value* v, Value* esize, Value* i, Value* x) {
   Value* m = element_mask(*this, esize);
   Value* at = b.CreateMul(i, esize);
   Value* keep = b.CreateNot(shl128(b.CreateZExt(m, i128), at));
-  return b.CreateOr(b.CreateAnd(v, keep), shl128(b.CreateZExt(b.CreateAnd(x, m), i128), at));
+  return b.CreateOr(b.CreateAnd(v, keep), shl128(b.CreateZExt(band(x, m), i128), at));
 }
 
 // ---------------------------------------------------------------------------------------- state
