@@ -2165,6 +2165,8 @@ struct JitEngine::Impl {
     llvm::BasicBlock *fast = nullptr, *join = nullptr;
     llvm::Value* delta = nullptr;           // its host delta, on its fast path
     llvm::PHINode* delta_at_join = nullptr; // that or null (its slow path), made when a pair needs it
+    // Its address plus its size less one, whose page its tag compare takes (null where that folded).
+    llvm::BinaryOperator* last_byte = nullptr;
   };
   // Whether the code from `start_after` in `start` (its beginning when null) to `from`, whose predecessors up
   // to `start` are one each, stores to nothing but locals and calls nothing: then an exit at `from` may
@@ -2188,6 +2190,9 @@ struct JitEngine::Impl {
 
   // VPLAT_JIT_PAIRS=0: every access makes its own TLB lookup (for comparisons).
   const bool pair_accesses = env_on("VPLAT_JIT_PAIRS");
+  // VPLAT_JIT_WIDE_PAIRS=0: a pair's first access checks only its own bytes' page, and the second tests
+  // that it lies on the same page (for comparisons).
+  const bool wide_pair_tags = env_on("VPLAT_JIT_WIDE_PAIRS");
   // Second tier: loads and stores that miss the soft TLB go to read_quietly/write_quietly, and leave the
   // block where those decline (set per instruction by build_function; empty: the slow path calls mem_read
   // or mem_write). VPLAT_JIT_MISS_EXITS=0: always the latter, for comparisons.
@@ -2252,10 +2257,21 @@ struct JitEngine::Impl {
                                 : llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(c.ptr)),
               pred);
       }
-      // Its last byte on the first access's page: (first & 0xfff) + offset + size - 1 < 4096.
-      llvm::Value* in_page =
-          b.CreateICmpULT(b.CreateAnd(last.addr, c.k64(0xfff)), c.k64(4096 - (offset + size - 1)));
-      llvm::Value* hit = b.CreateAnd(in_page, b.CreateIsNotNull(last.delta_at_join));
+      // Its last byte on the first access's page. The first access's tag compare takes the page of the
+      // pair's last byte instead of its own: where it hits, the whole pair is on that page, and where the
+      // pair crosses a page, the first access goes through its helper (as one crossing it does) and this one
+      // looks its page up. Else (an address folded to a constant) a test: (first & 0xfff) + offset + size - 1
+      // < 4096.
+      llvm::Value* hit = b.CreateIsNotNull(last.delta_at_join);
+      if (last.last_byte && last.last_byte->getOperand(0) == last.addr && wide_pair_tags) {
+        auto* old_end = llvm::cast<llvm::ConstantInt>(last.last_byte->getOperand(1));
+        if (old_end->getZExtValue() < offset + size - 1)
+          last.last_byte->setOperand(1, c.k64(offset + size - 1));
+      } else {
+        llvm::Value* in_page =
+            b.CreateICmpULT(b.CreateAnd(last.addr, c.k64(0xfff)), c.k64(4096 - (offset + size - 1)));
+        hit = b.CreateAnd(in_page, hit);
+      }
       pair_fast = llvm::BasicBlock::Create(c.ctx, read ? "ld.pair" : "st.pair", f);
       auto* lookup = llvm::BasicBlock::Create(c.ctx, "pair.lookup", f);
       b.CreateCondBr(hit, pair_fast, lookup, llvm::MDBuilder(c.ctx).createBranchWeights(1 << 20, 1));
@@ -2272,8 +2288,8 @@ struct JitEngine::Impl {
     llvm::Value* tag = b.CreateLoad(c.i64, b.CreateConstInBoundsGEP1_64(i8, entry, tag_off));
     // The tag compare with the page of the access's last byte also rejects page-crossing accesses: a tag at
     // this index never holds the next page.
-    llvm::Value* last_page =
-        size > 1 ? b.CreateAnd(b.CreateAdd(addr, c.k64(size - 1)), c.k64(~0xfffull)) : page;
+    llvm::Value* last_byte = size > 1 || wide_pair_tags ? b.CreateAdd(addr, c.k64(size - 1)) : addr;
+    llvm::Value* last_page = last_byte == addr ? page : b.CreateAnd(last_byte, c.k64(~0xfffull));
     llvm::Value* ok = b.CreateICmpEQ(tag, last_page);
     if (!read && several_cores.load(std::memory_order_relaxed)) {
       llvm::Value* mon_ptr = b.CreateIntToPtr(c.k64(reinterpret_cast<uintptr_t>(off.monitors)), c.ptr);
@@ -2288,8 +2304,13 @@ struct JitEngine::Impl {
     const bool leave = leave_before_access && may_leave(b.GetInsertBlock());
     b.CreateCondBr(ok, fast, slow, llvm::MDBuilder(c.ctx).createBranchWeights(1 << 20, 1));
     b.SetInsertPoint(fast);
-    llvm::Value* delta =
+    llvm::LoadInst* delta =
         b.CreateLoad(c.ptr, b.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, host_delta)));
+    // A hit's delta is never 0 (Core::translate_fill gives a page without one, or with one that would be 0,
+    // tags that send every access to the slow path): so the test of a pair's second access on the first
+    // one's delta where their paths join (null from its slow path) is threaded, the first's fast path going
+    // straight on to the second's.
+    if (wide_pair_tags) delta->setMetadata(llvm::LLVMContext::MD_nonnull, llvm::MDNode::get(c.ctx, {}));
     llvm::Value* fast_value = access_host(delta);
     b.CreateBr(join);
     b.SetInsertPoint(slow);
@@ -2345,6 +2366,7 @@ struct JitEngine::Impl {
     }
     // A pair's second access is not the first of another (its delta would need a third way).
     last = pair_fast ? LastAccess{} : LastAccess{addr, read, el, fast, join, delta, nullptr};
+    if (!pair_fast) last.last_byte = llvm::dyn_cast<llvm::BinaryOperator>(last_byte);
     return true;
   }
 
