@@ -2193,6 +2193,10 @@ struct JitEngine::Impl {
   // VPLAT_JIT_WIDE_PAIRS=0: a pair's first access checks only its own bytes' page, and the second tests
   // that it lies on the same page (for comparisons).
   const bool wide_pair_tags = env_on("VPLAT_JIT_WIDE_PAIRS");
+  // The first access's compare covers the second's bytes up to this many from its address; beyond, the
+  // second tests its page offset (a wider compare would send the first access to its helper more often, as
+  // an access whose bytes cross a page goes).
+  static constexpr uint64_t kWidePairBytes = 128;
   // Second tier: loads and stores that miss the soft TLB go to read_quietly/write_quietly, and leave the
   // block where those decline (set per instruction by build_function; empty: the slow path calls mem_read
   // or mem_write). VPLAT_JIT_MISS_EXITS=0: always the latter, for comparisons.
@@ -2260,10 +2264,11 @@ struct JitEngine::Impl {
       // Its last byte on the first access's page. The first access's tag compare takes the page of the
       // pair's last byte instead of its own: where it hits, the whole pair is on that page, and where the
       // pair crosses a page, the first access goes through its helper (as one crossing it does) and this one
-      // looks its page up. Else (an address folded to a constant) a test: (first & 0xfff) + offset + size - 1
-      // < 4096.
+      // looks its page up. Else (an address folded to a constant, or bytes more than kWidePairBytes on) a
+      // test: (first & 0xfff) + offset + size - 1 < 4096.
       llvm::Value* hit = b.CreateIsNotNull(last.delta_at_join);
-      if (last.last_byte && last.last_byte->getOperand(0) == last.addr && wide_pair_tags) {
+      if (last.last_byte && last.last_byte->getOperand(0) == last.addr && wide_pair_tags &&
+          offset + size <= kWidePairBytes) {
         auto* old_end = llvm::cast<llvm::ConstantInt>(last.last_byte->getOperand(1));
         if (old_end->getZExtValue() < offset + size - 1)
           last.last_byte->setOperand(1, c.k64(offset + size - 1));
