@@ -6,6 +6,7 @@
 #include "aarch64_jit.h"
 #include "cpu-dbt/a64_core.h"
 #include "cpu-dbt/baseline.h"
+#include "cpu-dbt/jit_branch_selects.h"
 #include "cpu-dbt/jit_codegen.h"
 #include "cpu-dbt/jit_join_loads.h"
 #include "cpu-dbt/jit_likely_paths.h"
@@ -375,6 +376,14 @@ llvm::Function* make_block_function(llvm::Module& module, const std::string& nam
   return f;
 }
 constexpr uint64_t kFaulted = 1ull << 63, kAtBoundary = 1ull << 62, kMissedTlb = 1ull << 61;
+// The byte offset of `va`'s entry in a TLB bank: one shift and one mask, as the first tier has no InstCombine
+// to fold an index's shift, mask and scaling together (its backlog code took three host instructions).
+llvm::Value* tlb_entry_offset(llvm::IRBuilder<>& b, llvm::Value* va) {
+  static_assert(sizeof(Core::TlbEntry) == 32);
+  constexpr unsigned kEntryShift = 5;
+  return b.CreateAnd(b.CreateLShr(va, b.getInt64(12 - kEntryShift)),
+                     b.getInt64(uint64_t{Core::kTlbSize - 1} << kEntryShift));
+}
 
 // Where a block's end jumps next without returning to the run loop: the block found at `va` the last times
 // this block ended there (try_run fills the slots, translated code reads them). A slot is followed only
@@ -1080,10 +1089,8 @@ struct JitEngine::Impl {
     b.SetInsertPoint(same);
     probe(load64(exit, offsetof(BlockExit, page_pa)), nullptr);
     b.SetInsertPoint(other);
-    llvm::Value* index = b.CreateAnd(b.CreateLShr(target, 12), b.getInt64(Core::kTlbSize - 1));
     llvm::Value* bank = b.CreateMul(el, b.getInt64(sizeof(Core::TlbEntry) * Core::kTlbSize));
-    llvm::Value* entry = b.CreateGEP(
-        i8, at(state, off.itlb), b.CreateAdd(bank, b.CreateMul(index, b.getInt64(sizeof(Core::TlbEntry)))));
+    llvm::Value* entry = b.CreateGEP(i8, at(state, off.itlb), b.CreateAdd(bank, tlb_entry_offset(b, target)));
     llvm::Value* mapped = b.CreateICmpEQ(load64(entry, offsetof(Core::TlbEntry, fetch)), target_page);
     probe(load64(entry, offsetof(Core::TlbEntry, pa)), mapped);
     b.SetInsertPoint(out);
@@ -1897,10 +1904,8 @@ struct JitEngine::Impl {
       if (indirect) probe_jump_cache(eb.getInt64(req.key.pa & ~0xfffull), nullptr);
       eb.CreateBr(out);
       eb.SetInsertPoint(other);
-      llvm::Value* index = eb.CreateAnd(eb.CreateLShr(target, 12), eb.getInt64(Core::kTlbSize - 1));
       const size_t bank = off.itlb + req.key.el * sizeof(Core::TlbEntry) * Core::kTlbSize;
-      llvm::Value* entry =
-          eb.CreateGEP(i8, at_offset(eb, bank), eb.CreateMul(index, eb.getInt64(sizeof(Core::TlbEntry))));
+      llvm::Value* entry = eb.CreateGEP(i8, at_offset(eb, bank), tlb_entry_offset(eb, target));
       llvm::Value* fetch =
           eb.CreateLoad(i64, eb.CreateConstInBoundsGEP1_64(i8, entry, offsetof(Core::TlbEntry, fetch)));
       llvm::Value* epa =
@@ -2285,10 +2290,9 @@ struct JitEngine::Impl {
       b.SetInsertPoint(lookup);
     }
     llvm::Value* page = b.CreateAnd(addr, c.k64(~0xfffull));
-    llvm::Value* index = b.CreateAnd(b.CreateLShr(addr, c.k64(12)), c.k64(Core::kTlbSize - 1));
     const size_t bank = off.tlb + el * sizeof(Core::TlbEntry) * Core::kTlbSize;
-    llvm::Value* entry = b.CreateGEP(i8, b.CreateConstInBoundsGEP1_64(i8, s, bank),
-                                     b.CreateMul(index, c.k64(sizeof(Core::TlbEntry))));
+    llvm::Value* entry =
+        b.CreateGEP(i8, b.CreateConstInBoundsGEP1_64(i8, s, bank), tlb_entry_offset(b, addr));
     const size_t tag_off = read ? offsetof(Core::TlbEntry, read) : offsetof(Core::TlbEntry, write);
     llvm::Value* tag = b.CreateLoad(c.i64, b.CreateConstInBoundsGEP1_64(i8, entry, tag_off));
     // The tag compare with the page of the access's last byte also rejects page-crossing accesses: a tag at
@@ -2675,11 +2679,18 @@ struct JitEngine::Impl {
   struct AddressesWhereUsed : llvm::PassInfoMixin<AddressesWhereUsed> {
     llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
       bool changed = false;
-      std::vector<llvm::GetElementPtrInst*> geps;
+      // Last first, so that an address computed from another one (a TLB entry's field, from the entry, from
+      // the TLB's bank) is copied with the ones it is computed from: a copy's own base, used in the copy's
+      // block now, is looked at again. (First to last, a fast path's load of an entry's host offset took the
+      // bank's address from a register kept live for it, made by two more instructions at every access.)
+      std::vector<llvm::WeakTrackingVH> work;
       for (llvm::BasicBlock& bb : f)
         for (llvm::Instruction& inst : bb)
-          if (auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(&inst)) geps.push_back(gep);
-      for (llvm::GetElementPtrInst* gep : geps) {
+          if (llvm::isa<llvm::GetElementPtrInst>(inst)) work.emplace_back(&inst);
+      while (!work.empty()) {
+        auto* gep = llvm::cast_or_null<llvm::GetElementPtrInst>(work.back());
+        work.pop_back();
+        if (!gep) continue; // erased meanwhile
         llvm::SmallDenseMap<llvm::BasicBlock*, llvm::Instruction*, 8> copies;
         for (llvm::Use& use : llvm::make_early_inc_range(gep->uses())) {
           auto* user = llvm::dyn_cast<llvm::Instruction>(use.getUser());
@@ -2688,6 +2699,8 @@ struct JitEngine::Impl {
           if (!copy) {
             copy = gep->clone();
             copy->insertBefore(&*user->getParent()->getFirstInsertionPt());
+            if (auto* base = llvm::dyn_cast<llvm::GetElementPtrInst>(gep->getPointerOperand()))
+              work.emplace_back(base);
           }
           use.set(copy);
           changed = true;
@@ -2854,6 +2867,8 @@ struct JitEngine::Impl {
       if (!full && env_on("VPLAT_JIT_ROUND_TRIPS")) fpm.addPass(BooleanRoundTrips());
       // VPLAT_JIT_NPC_STORES=1: the first tier keeps them (for comparisons).
       if (!full && !std::getenv("VPLAT_JIT_NPC_STORES")) fpm.addPass(NextPcStores());
+      // VPLAT_JIT_BRANCH_SELECTS=0: off, for comparisons.
+      if (!full && env_on("VPLAT_JIT_BRANCH_SELECTS")) fpm.addPass(SelectsOnBranchConditions());
       // SIMD instructions' element operations as vector operations (jit_vector_lanes.h; the emitters build
       // them in this tier only: vector_lanes_on()).
       if (full && vector_lanes_on()) fpm.addPass(VectorLanes());
