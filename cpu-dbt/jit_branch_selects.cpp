@@ -7,12 +7,11 @@
 namespace vplat::cpu {
 namespace {
 
-// Which way of `br` every path into `at` took last: 1 the true way, 0 the false way, -1 unknown (a block
-// with several predecessors on the way back, or a branch whose two ways are one block). The walk is
-// bounded: exits are a few blocks past their branch.
+// Which way of `br` (whose two ways are two blocks) every path into `at` took last: 1 the true way, 0 the
+// false way, -1 unknown (a block with several predecessors on the way back). The walk is bounded: exits are
+// a few blocks past their branch.
 int way_to(const llvm::BasicBlock* at, const llvm::BranchInst* br) {
   const llvm::BasicBlock* from = br->getParent();
-  if (br->getSuccessor(0) == br->getSuccessor(1)) return -1;
   for (unsigned steps = 0; at && steps < 64; ++steps) {
     const llvm::BasicBlock* pred = at->getSinglePredecessor();
     if (pred == from) return at == br->getSuccessor(0) ? 1 : 0;
