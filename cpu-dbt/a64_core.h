@@ -412,6 +412,9 @@ private:
   // The exit slots of the block that returned to try_run from its end (nullptr: it left elsewhere): where
   // try_run links the block found next, so that the next time that exit jumps there directly.
   void* last_exit_ = nullptr;
+  // The JIT engine's cache generation (JitEngine::Impl::cache_gen), copied here so that translated code tests
+  // its links against a field of the state it addresses already rather than through a 64-bit address.
+  uint64_t jit_cache_gen_ = 0;
 
   // The page of the last instruction fetch that hit RAM: while PC stays on it, the next fetch reads the
   // host page directly. A TLB entry is only ever replaced by another valid translation, so only

@@ -586,6 +586,7 @@ struct Result {
 struct CoreOffsets {
   size_t attention, access_el, cur_insn, sp_check, tlb, itlb, data_tlb, block_runs;
   size_t retired, block_done, last_exit, fp_trap, run_to_boundary, wrapper_result, quiet_declined;
+  size_t cache_gen; // Core::jit_cache_gen_
   // Storage of the registers plain_sysreg_access names, and SPSel (SP_EL0 is sp_other_ while it is 1).
   size_t tpidr_el0, tpidr_el1, tpidrro_el0, sp_other, spsel;
   // The flag stores test for exclusive monitors (Core::monitors_active_): the group's, the same for every
@@ -641,7 +642,11 @@ struct JitEngine::Impl {
   // The hotness table (JitEngine::kHeat).
   std::vector<uint16_t> heat = std::vector<uint16_t>(kHeat);
   size_t predecoded_live = 0; // blocks that run pre-decoded (not translations: kMaxBlocks leaves them out)
-  uint64_t cache_gen = 1;     // bumped when blocks are dropped: every entry is then stale
+  uint64_t cache_gen = 1;     // bumped (bump_cache_gen) when blocks are dropped: every entry is then stale
+  void bump_cache_gen() {
+    ++cache_gen;
+    for (Core* c : cores) c->jit_cache_gen_ = cache_gen;
+  }
   uint64_t block_gen = 1; // bumped when any Block goes (also one replaced by its translation): Block::next
   std::unordered_set<Key, KeyHash> pending; // submitted to the background compiler
 
@@ -1038,7 +1043,7 @@ struct JitEngine::Impl {
     else
       b.CreateBr(again);
     b.SetInsertPoint(again);
-    llvm::Value* gen = b.CreateLoad(i64, host_ptr(&cache_gen));
+    llvm::Value* gen = b.CreateLoad(i64, at(state, off.cache_gen));
     llvm::Value* target_page = b.CreateAnd(target, b.getInt64(~0xfffull));
     llvm::Value* el = b.CreateZExt(b.CreateLoad(i32, at(exit, offsetof(BlockExit, el))), i64);
     llvm::Value* any =
@@ -1760,7 +1765,7 @@ struct JitEngine::Impl {
             // The link is of the current generation (see budget_at_target for the budget and
             // attention_between_blocks for the flags).
             llvm::Value* go_on = eb.CreateICmpEQ(eb.CreateLoad(i64, host_ptr(eb, &exit->direct_gen)),
-                                                 eb.CreateLoad(i64, host_ptr(eb, &cache_gen)));
+                                                 eb.CreateLoad(i64, at_offset(eb, off.cache_gen)));
             if (exits_test_budget())
               go_on = eb.CreateAnd(chain_goes_on(eb, state, attention, left, true), go_on);
             go_on = eb.CreateAnd(go_on, direct_page_test(eb, exit, target, k));
@@ -1792,7 +1797,7 @@ struct JitEngine::Impl {
                          tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, target)));
           llvm::Value* linked_gen = tb.CreateLoad(
               i64, tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, direct_gen)));
-          llvm::Value* go_on = tb.CreateICmpEQ(linked_gen, tb.CreateLoad(i64, host_ptr(tb, &cache_gen)));
+          llvm::Value* go_on = tb.CreateICmpEQ(linked_gen, tb.CreateLoad(i64, at_offset(tb, off.cache_gen)));
           if (exits_test_budget())
             go_on = tb.CreateAnd(chain_goes_on(tb, state, attention, tail.left, true), go_on);
           go_on = tb.CreateAnd(go_on, tail.page_ok);
@@ -1843,7 +1848,7 @@ struct JitEngine::Impl {
       else
         eb.CreateBr(probe);
       eb.SetInsertPoint(probe);
-      llvm::Value* gen = eb.CreateLoad(i64, host_ptr(eb, &cache_gen));
+      llvm::Value* gen = eb.CreateLoad(i64, at_offset(eb, off.cache_gen));
       auto field = [&](const void* p) { return eb.CreateLoad(i64, host_ptr(eb, p)); };
       // An exit with one target only ever links it, into the first slot (link()): a current generation says
       // the slot holds it.
@@ -3208,7 +3213,7 @@ struct JitEngine::Impl {
         if (slot->fn && !redirect_jumps_off)
           redirect_jumps(*slot, *raw);
         else
-          ++cache_gen;
+          bump_cache_gen();
         ++block_gen; // Block::next may name the Block replaced
         release_counts(*slot);
       }
@@ -3259,7 +3264,7 @@ struct JitEngine::Impl {
       blocks.erase(it);
     }
     if (translated) {
-      ++cache_gen;
+      bump_cache_gen();
       ++stats.invalidated_translated;
     }
     ++block_gen;
@@ -3274,7 +3279,7 @@ struct JitEngine::Impl {
   void drop_all() {
     for (auto& [key, blk] : blocks) release_counts(*blk);
     blocks.clear();
-    ++cache_gen;
+    bump_cache_gen();
     ++block_gen;
     pages.clear();
     std::fill(code_filter.begin(), code_filter.end(), 0);
@@ -3510,6 +3515,8 @@ void JitEngine::add_core(Core& core) {
   im.off.wrapper_result = static_cast<size_t>(reinterpret_cast<char*>(&core.wrapper_result_) - base);
   im.off.quiet_declined = static_cast<size_t>(reinterpret_cast<char*>(&core.quiet_declined_) - base);
   im.off.last_exit = static_cast<size_t>(reinterpret_cast<char*>(&core.last_exit_) - base);
+  im.off.cache_gen = static_cast<size_t>(reinterpret_cast<char*>(&core.jit_cache_gen_) - base);
+  core.jit_cache_gen_ = im.cache_gen;
   im.off.fp_trap = static_cast<size_t>(reinterpret_cast<char*>(&core.fp_trap_) - base);
   im.off.run_to_boundary = static_cast<size_t>(reinterpret_cast<char*>(&core.run_to_boundary_) - base);
   im.off.tpidr_el0 = static_cast<size_t>(reinterpret_cast<char*>(&core.tpidr_el0) - base);
