@@ -13,6 +13,8 @@ packages=(
   # The baseline tier's stencils (cpu-dbt/baseline.h) are compiled by clang ([[clang::musttail]]) to LLVM IR
   # that LLVM 16's llc makes objects of; python3 turns those into tables (cpu-dbt/stencils/stencils.py).
   clang-16 python3
+  # vplat's malloc (optional in the build; see CMakeLists.txt): the JIT's compile thread allocates heavily.
+  libmimalloc-dev
   libgtest-dev googletest
   # Guest images (guest-images/): unpacking Debian arm64 packages, initramfs, ext4 disk, module
   # dependencies, and QEMU as the independent reference emulator for test-qemu.sh.
