@@ -982,10 +982,6 @@ struct JitEngine::Impl {
   const bool shared_probe = env_on("VPLAT_JIT_PROBE");
   // VPLAT_JIT_EXIT_TAIL=0: each first-tier exit with its own jump to the probe or its direct link.
   const bool shared_exit_tail = env_on("VPLAT_JIT_EXIT_TAIL");
-  // Second-tier exits of indirect branches look in the jump cache inline and leave the slots to the shared
-  // probe (see the exits in build_function); VPLAT_JIT_T2_SLOTS=1: they test both slots inline as well, as
-  // direct exits do, for comparisons.
-  const bool t2_indirect_slots = env_set("VPLAT_JIT_T2_SLOTS");
   // Whether a jump from block to block (and a block's loop) tests the attention flags. Within a chain they
   // change only in helpers, after which the block returns at once (leave_after_if, "attention"); on the
   // juno machine devices raise interrupts on the guest thread, inside helpers or between turns. What else
@@ -1739,51 +1735,6 @@ struct JitEngine::Impl {
       }
       return start || !known;
     };
-    // An exit (of the first tier; of the second after its write-back, for an indirect branch) from
-    // `to_probe` to the function's shared tail.
-    auto to_tail = [&](llvm::BasicBlock* to_probe, BlockExit* exit, llvm::Value* target, llvm::Value* left,
-                       llvm::Value* total, unsigned k) {
-      llvm::IRBuilder<> eb(to_probe);
-      // Every exit of the function ends in one tail, which makes the direct link's tests with the exit's
-      // record as a value: an exit that cannot link never has the current generation in `direct_gen`
-      // (generations start at 1), so its test sends it to the probe. A jump and a return are code the
-      // fast instruction selector leaves to the full one, for the whole basic block that holds them:
-      // with a tail per exit, a fifth of the first tier's IR was selected the slow way.
-      if (!tail.block) {
-        tail.block = llvm::BasicBlock::Create(*ctx, "exit_tail", f);
-        llvm::IRBuilder<> tb(tail.block);
-        tail.target = tb.CreatePHI(i64, 4);
-        tail.exit = tb.CreatePHI(tb.getPtrTy(), 4);
-        tail.left = tb.CreatePHI(i64, 4);
-        tail.total = tb.CreatePHI(i64, 4);
-        tail.page_ok = tb.CreatePHI(tb.getInt1Ty(), 4);
-        store64(tb, pc_off, tail.target);
-        tb.CreateStore(tail.exit, at_offset(tb, off.last_exit));
-        tb.CreateStore(tail.target,
-                       tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, target)));
-        llvm::Value* linked_gen =
-            tb.CreateLoad(i64, tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, direct_gen)));
-        llvm::Value* go_on = tb.CreateICmpEQ(linked_gen, tb.CreateLoad(i64, at_offset(tb, off.cache_gen)));
-        if (exits_test_budget())
-          go_on = tb.CreateAnd(chain_goes_on(tb, state, attention, tail.left, true), go_on);
-        go_on = tb.CreateAnd(go_on, tail.page_ok);
-        llvm::Value* direct = tb.CreateLoad(
-            tb.getPtrTy(), tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, direct)));
-        llvm::Value* next = tb.CreateSelect(go_on, direct, host_ptr(tb, chain_probe));
-        llvm::CallInst* call = tb.CreateCall(ft, next, {state, attention, tail.left, tail.total});
-        call->setCallingConv(kBlockCallingConv);
-        call->setTailCallKind(llvm::CallInst::TCK_MustTail);
-        tb.CreateRet(call);
-      }
-      tail.target->addIncoming(target, to_probe);
-      tail.exit->addIncoming(host_ptr(eb, exit), to_probe);
-      tail.left->addIncoming(left, to_probe);
-      tail.total->addIncoming(total, to_probe);
-      llvm::IRBuilder<> pb(to_probe);
-      tail.page_ok->addIncoming(exit->linkable ? direct_page_test(pb, exit, target, k) : pb.getTrue(),
-                                to_probe);
-      pb.CreateBr(tail.block);
-    };
     auto chain = [&](llvm::IRBuilder<>& eb, llvm::Value* target, unsigned k, Targets targets) {
       const bool indirect = targets == Targets::Any;
       BlockExit* exit = all_exits + exits_made++;
@@ -1827,7 +1778,45 @@ struct JitEngine::Impl {
           eb.CreateRet(call);
           return;
         }
-        to_tail(to_probe, exit, target, left, total, k);
+        // Every exit of the function ends in one tail, which makes the direct link's tests with the exit's
+        // record as a value: an exit that cannot link never has the current generation in `direct_gen`
+        // (generations start at 1), so its test sends it to the probe. A jump and a return are code the
+        // fast instruction selector leaves to the full one, for the whole basic block that holds them:
+        // with a tail per exit, a fifth of the first tier's IR was selected the slow way.
+        if (!tail.block) {
+          tail.block = llvm::BasicBlock::Create(*ctx, "exit_tail", f);
+          llvm::IRBuilder<> tb(tail.block);
+          tail.target = tb.CreatePHI(i64, 4);
+          tail.exit = tb.CreatePHI(tb.getPtrTy(), 4);
+          tail.left = tb.CreatePHI(i64, 4);
+          tail.total = tb.CreatePHI(i64, 4);
+          tail.page_ok = tb.CreatePHI(tb.getInt1Ty(), 4);
+          store64(tb, pc_off, tail.target);
+          tb.CreateStore(tail.exit, at_offset(tb, off.last_exit));
+          tb.CreateStore(tail.target,
+                         tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, target)));
+          llvm::Value* linked_gen = tb.CreateLoad(
+              i64, tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, direct_gen)));
+          llvm::Value* go_on = tb.CreateICmpEQ(linked_gen, tb.CreateLoad(i64, at_offset(tb, off.cache_gen)));
+          if (exits_test_budget())
+            go_on = tb.CreateAnd(chain_goes_on(tb, state, attention, tail.left, true), go_on);
+          go_on = tb.CreateAnd(go_on, tail.page_ok);
+          llvm::Value* direct = tb.CreateLoad(
+              tb.getPtrTy(), tb.CreateConstInBoundsGEP1_64(i8, tail.exit, offsetof(BlockExit, direct)));
+          llvm::Value* next = tb.CreateSelect(go_on, direct, host_ptr(tb, chain_probe));
+          llvm::CallInst* call = tb.CreateCall(ft, next, {state, attention, tail.left, tail.total});
+          call->setCallingConv(kBlockCallingConv);
+          call->setTailCallKind(llvm::CallInst::TCK_MustTail);
+          tb.CreateRet(call);
+        }
+        tail.target->addIncoming(target, to_probe);
+        tail.exit->addIncoming(host_ptr(eb, exit), to_probe);
+        tail.left->addIncoming(left, to_probe);
+        tail.total->addIncoming(total, to_probe);
+        llvm::IRBuilder<> pb(to_probe);
+        tail.page_ok->addIncoming(exit->linkable ? direct_page_test(pb, exit, target, k) : pb.getTrue(),
+                                  to_probe);
+        pb.CreateBr(tail.block);
         return;
       }
       // A jump back to this block's start loops here (if the budget covers the next iteration whole; see
@@ -1853,50 +1842,6 @@ struct JitEngine::Impl {
       }
       eb.SetInsertPoint(leave);
       write_back(eb);
-      // An indirect branch: the jump cache, tested without a branch on the target's page, then the
-      // function's shared tail to the probe, which tests the slots and the jump cache again (a return's
-      // target is in the jump cache once the run loop has run that block). With both slots and the jump
-      // cache inline, on either page, an indirect exit made ~12 basic blocks, four of them calls and
-      // returns that the full instruction selector makes: second-tier compile work on the range-coder and
-      // calls kernels 13% and 12% more, for 0.5% and 0.8% fewer host instructions in their code.
-      if (indirect && chain_probe && !t2_indirect_slots) {
-        llvm::Value* target_page = eb.CreateAnd(target, eb.getInt64(~0xfffull));
-        llvm::Value* same_page = eb.CreateICmpEQ(target_page, eb.getInt64(req.key.va & ~0xfffull));
-        const size_t bank = off.itlb + req.key.el * sizeof(Core::TlbEntry) * Core::kTlbSize;
-        llvm::Value* tlb_entry = eb.CreateGEP(i8, at_offset(eb, bank), tlb_entry_offset(eb, target));
-        llvm::Value* fetch =
-            eb.CreateLoad(i64, eb.CreateConstInBoundsGEP1_64(i8, tlb_entry, offsetof(Core::TlbEntry, fetch)));
-        llvm::Value* epa =
-            eb.CreateLoad(i64, eb.CreateConstInBoundsGEP1_64(i8, tlb_entry, offsetof(Core::TlbEntry, pa)));
-        llvm::Value* page_ok = eb.CreateOr(same_page, eb.CreateICmpEQ(fetch, target_page));
-        llvm::Value* page = eb.CreateSelect(same_page, eb.getInt64(req.key.pa & ~0xfffull), epa);
-        llvm::Value* entry =
-            eb.CreateGEP(i8, host_ptr(eb, jump_cache.get()),
-                         eb.CreateMul(jump_index_ir(eb, target), eb.getInt64(sizeof(JumpEntry))));
-        auto member = [&](size_t offset) {
-          return eb.CreateLoad(i64, eb.CreateConstInBoundsGEP1_64(i8, entry, offset));
-        };
-        llvm::Value* ok =
-            eb.CreateAnd(eb.CreateICmpEQ(member(offsetof(JumpEntry, tag)), eb.CreateOr(target, req.key.el)),
-                         eb.CreateICmpEQ(member(offsetof(JumpEntry, gen)),
-                                         eb.CreateLoad(i64, at_offset(eb, off.cache_gen))));
-        ok = eb.CreateAnd(ok, eb.CreateICmpEQ(member(offsetof(JumpEntry, pa_page)), page));
-        ok = eb.CreateAnd(ok, page_ok);
-        if (exits_test_budget()) ok = eb.CreateAnd(ok, chain_goes_on(eb, state, attention, left));
-        auto* go = llvm::BasicBlock::Create(*ctx, "jump_cached", f);
-        auto* to_probe = llvm::BasicBlock::Create(*ctx, "to_probe", f);
-        eb.CreateCondBr(ok, go, to_probe);
-        llvm::IRBuilder<> jb(go);
-        llvm::Value* fn =
-            jb.CreateLoad(jb.getPtrTy(), jb.CreateConstInBoundsGEP1_64(i8, entry, offsetof(JumpEntry, fn)));
-        llvm::CallInst* call = jb.CreateCall(ft, fn, {state, attention, left, total});
-        call->setCallingConv(kBlockCallingConv);
-        call->setTailCallKind(llvm::CallInst::TCK_MustTail);
-        jb.CreateRet(call);
-        out->eraseFromParent();
-        to_tail(to_probe, exit, target, left, total, k);
-        return;
-      }
       auto* probe = llvm::BasicBlock::Create(*ctx, "probe", f);
       if (exits_test_budget())
         eb.CreateCondBr(chain_goes_on(eb, state, attention, left), probe, out, likely);
