@@ -1627,9 +1627,9 @@ struct JitEngine::Impl {
         return {};
       };
     unsigned access_el = req.key.el; // EL whose TLB data accesses use (0 for LDTR/STTR)
-    LastAccess last_access;
+    Accesses accesses;
     c.inline_call = [&](void* fn, const std::vector<llvm::Value*>& args, llvm::Value*& result) {
-      return inline_memory(c, fn, args, access_el, result, last_access) ||
+      return inline_memory(c, fn, args, access_el, result, accesses) ||
              inline_sysreg(c, fn, args, req.key.el, result);
     };
     c.pc_offset = offsetof(g::State, PC);
@@ -2177,7 +2177,137 @@ struct JitEngine::Impl {
     llvm::PHINode* delta_at_join = nullptr; // that or null (its slow path), made when a pair needs it
     // Its address plus its size less one, whose page its tag compare takes (null where that folded).
     llvm::BinaryOperator* last_byte = nullptr;
+    uint64_t size = 0;
+    // Once later accesses off its base take its delta: its address plus the lowest and the highest offsets
+    // of their bytes, which its fast path tests to lie on its page (its delta is null where they do not).
+    llvm::BinaryOperator *group_low = nullptr, *group_high = nullptr;
+    int64_t group_span_low = 0, group_span_high = 0;
   };
+  // An address as a base plus a constant. The second tier keeps registers in locals (promoted to SSA values
+  // by the passes), so a register read is a load of its local: the base is then that local, and `read` the
+  // load (two loads of a local with no store to it between them read one value).
+  struct Base {
+    llvm::Value* base = nullptr;
+    llvm::LoadInst* read = nullptr;
+    int64_t offset = 0;
+  };
+  // The accesses inline_memory made in a function that looked their page up, for later ones off the same
+  // base register: a function's prologue stores its registers at SP plus a few offsets, its epilogue loads
+  // them back, and a memset stores 16-byte registers at one pointer plus 0, 16, 32... (busybox's shell loop:
+  // after pairs, ~45% of the accesses in its hot blocks have an earlier one off the same base in the block).
+  struct Anchor {
+    LastAccess access;
+    Base base;                         // its address's
+    llvm::BasicBlock* start = nullptr; // the block its code began in
+  };
+  struct Accesses {
+    LastAccess last;
+    std::vector<Anchor> anchors;
+    // Each access's join block, and the block its code began in: what dominates the join.
+    std::unordered_map<llvm::BasicBlock*, llvm::BasicBlock*> start_of_join;
+  };
+  static Base base_and_offset(llvm::Value* v) {
+    Base r;
+    for (int k = 0; k < 8; ++k) {
+      auto* op = llvm::dyn_cast<llvm::BinaryOperator>(v);
+      auto* k_op = op ? llvm::dyn_cast<llvm::ConstantInt>(op->getOperand(1)) : nullptr;
+      if (!k_op || (op->getOpcode() != llvm::Instruction::Add && op->getOpcode() != llvm::Instruction::Sub))
+        break;
+      const uint64_t n = k_op->getZExtValue(), sum = static_cast<uint64_t>(r.offset);
+      r.offset = static_cast<int64_t>(op->getOpcode() == llvm::Instruction::Add ? sum + n : sum - n);
+      v = op->getOperand(0);
+    }
+    r.base = v;
+    if (auto* ld = llvm::dyn_cast<llvm::LoadInst>(v);
+        ld && llvm::isa<llvm::AllocaInst>(ld->getPointerOperand())) {
+      r.base = ld->getPointerOperand();
+      r.read = ld;
+    }
+    return r;
+  }
+  // Whether the instructions of `bb` from `from` (its start: null) to `until` (its end: null) call nothing
+  // (intrinsics aside) and store nothing to `local` (if not null).
+  static bool calls_nothing(const llvm::BasicBlock* bb, const llvm::Value* local,
+                            const llvm::Instruction* from = nullptr,
+                            const llvm::Instruction* until = nullptr) {
+    auto it = from ? from->getIterator() : bb->begin();
+    for (; it != bb->end() && &*it != until; ++it) {
+      if (llvm::isa<llvm::CallInst>(*it) && !llvm::isa<llvm::IntrinsicInst>(*it)) return false;
+      if (auto* st = llvm::dyn_cast<llvm::StoreInst>(&*it); st && local && st->getPointerOperand() == local)
+        return false;
+    }
+    return true;
+  }
+  // The block that dominates `bb` one step up, or null: its only predecessor; for an access's join, the
+  // block the access began in (its slow path's helper call, in between, fills the TLB but changes no
+  // mapping, nor any register: only helpers outside accesses and TLB maintenance change mappings); for a
+  // merge (the attention test after an instruction that may have called a helper), the block its
+  // predecessors' walks meet at, the blocks on their ways calling nothing and storing nothing to `local`.
+  // `steps` bounds the walk.
+  static llvm::BasicBlock* dominator_above(llvm::BasicBlock* bb, const Accesses& made,
+                                           const llvm::Value* local, int& steps) {
+    if (--steps < 0) return nullptr;
+    if (auto it = made.start_of_join.find(bb); it != made.start_of_join.end()) return it->second;
+    if (llvm::BasicBlock* p = bb->getSinglePredecessor()) return p;
+    llvm::BasicBlock* meet = nullptr;
+    for (llvm::BasicBlock* p : llvm::predecessors(bb)) {
+      meet = meet ? meeting_point(meet, p, made, local, steps) : p;
+      if (!meet) return nullptr;
+    }
+    return meet;
+  }
+  static llvm::BasicBlock* meeting_point(llvm::BasicBlock* a, llvm::BasicBlock* b, const Accesses& made,
+                                         const llvm::Value* local, int& steps) {
+    std::vector<llvm::BasicBlock*> up_a{a}, up_b{b};
+    auto on = [](const std::vector<llvm::BasicBlock*>& v, llvm::BasicBlock* x) {
+      return std::find(v.begin(), v.end(), x) != v.end();
+    };
+    llvm::BasicBlock* meet = nullptr;
+    while (!meet) {
+      if (on(up_b, up_a.back())) {
+        meet = up_a.back();
+      } else if (on(up_a, up_b.back())) {
+        meet = up_b.back();
+      } else {
+        llvm::BasicBlock* na = up_a.size() < 16 ? dominator_above(up_a.back(), made, local, steps) : nullptr;
+        llvm::BasicBlock* nb = up_b.size() < 16 ? dominator_above(up_b.back(), made, local, steps) : nullptr;
+        if (!na && !nb) return nullptr;
+        if (na) up_a.push_back(na);
+        if (nb) up_b.push_back(nb);
+      }
+    }
+    for (const auto* way : {&up_a, &up_b})
+      for (llvm::BasicBlock* x : *way) {
+        if (x == meet) break;
+        if (!calls_nothing(x, local)) return nullptr;
+      }
+    return meet;
+  }
+  // Whether the access `a`, whose address was `a_base`, serves one at `base` in the block being built: its
+  // join dominates the block, and the code between calls nothing outside other accesses and, where the bases
+  // are different reads of a register's local, stores nothing to that local between the two reads.
+  static bool reaches_back(llvm::BasicBlock* from, const LastAccess& a, const Base& a_base, const Base& base,
+                           const Accesses& made, llvm::BasicBlock* a_start) {
+    // (One read serving both, as for an LDP's two accesses: no store between them.)
+    const llvm::Value* local = base.read && base.read != a_base.read ? base.base : nullptr;
+    if (local &&
+        (a_base.read->getParent() != a_start || !calls_nothing(a_start, local, a_base.read->getNextNode())))
+      return false;
+    bool past_read = !local; // walking up past the later read (stores before it matter)
+    int steps = 64;
+    for (llvm::BasicBlock* bb = from; bb;
+         bb = dominator_above(bb, made, past_read ? local : nullptr, steps)) {
+      if (!calls_nothing(bb, nullptr)) return false;
+      if (!past_read && base.read->getParent() == bb) {
+        if (!calls_nothing(bb, local, nullptr, base.read)) return false;
+        past_read = true;
+      } else if (past_read && !calls_nothing(bb, local)) {
+        return false;
+      }
+      if (bb == a.join) return past_read;
+    }
+    return false;
+  }
   // Whether the code from `start_after` in `start` (its beginning when null) to `from`, whose predecessors up
   // to `start` are one each, stores to nothing but locals and calls nothing: then an exit at `from` may
   // leave as if that code had not run (its loads read guest memory, which it has not written). A state
@@ -2207,6 +2337,13 @@ struct JitEngine::Impl {
   // second tests its page offset (a wider compare would send the first access to its helper more often, as
   // an access whose bytes cross a page goes).
   static constexpr uint64_t kWidePairBytes = 128;
+  // VPLAT_JIT_GROUPS=0: an access takes only the access just before its (a pair's) TLB hit (for comparisons).
+  const bool group_accesses = env_on("VPLAT_JIT_GROUPS");
+  // The earlier accesses off the same base an access looks at, most recent first.
+  static constexpr size_t kAnchorsLooked = 4;
+  // The most bytes, from the lowest to the highest, that one access's page test covers for later ones (the
+  // more, the more often they lie across a page and look their pages up).
+  static constexpr int64_t kGroupBytes = 512;
   // Second tier: loads and stores that miss the soft TLB go to read_quietly/write_quietly, and leave the
   // block where those decline (set per instruction by build_function; empty: the slow path calls mem_read
   // or mem_write). VPLAT_JIT_MISS_EXITS=0: always the latter, for comparisons.
@@ -2223,7 +2360,8 @@ struct JitEngine::Impl {
   // Core::TlbEntry), no page crossing, and for stores (on an engine of several cores) no exclusive monitor
   // to update. Everything else calls the helper, as the interpreter does.
   bool inline_memory(vplat::adljit::Ctx& c, void* fn, const std::vector<llvm::Value*>& args, unsigned el,
-                     llvm::Value*& result, LastAccess& last) {
+                     llvm::Value*& result, Accesses& made) {
+    LastAccess& last = made.last;
     const bool read = fn == reinterpret_cast<void*>(&g::mem_read);
     if (!read && fn != reinterpret_cast<void*>(&g::mem_write)) return false;
     if (!vplat::adljit::Ctx::is_const(args[1])) return false;
@@ -2255,6 +2393,80 @@ struct JitEngine::Impl {
     // load). Nothing between the two can change the TLB (the first's fast path calls nothing).
     llvm::BasicBlock* pair_fast = nullptr;
     llvm::Value* pair_value = nullptr;
+    llvm::BasicBlock* start = b.GetInsertBlock();
+    // `last` and the anchors hold copies of an access: what one of them adds goes to all.
+    auto share = [&](const LastAccess& a) {
+      auto copy = [&](LastAccess& to) {
+        to.delta_at_join = a.delta_at_join;
+        to.group_low = a.group_low;
+        to.group_high = a.group_high;
+        to.group_span_low = a.group_span_low;
+        to.group_span_high = a.group_span_high;
+      };
+      if (last.join == a.join) copy(last);
+      for (size_t k = made.anchors.size(); k-- > 0;)
+        if (made.anchors[k].access.join == a.join) {
+          copy(made.anchors[k].access);
+          break;
+        }
+    };
+    // An earlier access's host delta where its paths join: its fast path's, or null (its slow path).
+    auto delta_at_join = [&](LastAccess& a) {
+      if (!a.delta_at_join) {
+        llvm::IRBuilder<> jb(a.join, a.join->begin());
+        a.delta_at_join = jb.CreatePHI(c.ptr, 2);
+        for (llvm::BasicBlock* pred : llvm::predecessors(a.join))
+          a.delta_at_join->addIncoming(
+              pred == a.fast ? a.delta : llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(c.ptr)),
+              pred);
+        share(a);
+      }
+      return a.delta_at_join;
+    };
+    // The same for later accesses off its base at `low`..`high` (their bytes' offsets from its address): its
+    // fast path goes on with its delta only where those lie on its page too, and with null otherwise (they
+    // look their pages up then). Its own compare stays as it was: a stack frame across a page would otherwise
+    // send it to its helper at every run.
+    auto group_delta = [&](LastAccess& a, int64_t low, int64_t high) -> llvm::Value* {
+      llvm::PHINode* phi = delta_at_join(a);
+      auto* null = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(c.ptr));
+      if (!a.group_low) {
+        // fast: ... br join  ->  fast: ... br (its address's page offset + low) <= 0xfff - (high - low),
+        // wide, join; wide: br join. (Both constants change as later accesses widen the span.)
+        llvm::Instruction* term = a.fast->getTerminator();
+        auto* in_page = llvm::BinaryOperator::CreateAnd(a.addr, c.k64(0xfff), "group.offset", term);
+        a.group_low = llvm::BinaryOperator::CreateAdd(in_page, c.k64(0), "group.low", term);
+        a.group_high = llvm::BinaryOperator::CreateAdd(c.k64(0xfff), c.k64(0), "group.limit", term);
+        auto* on_page =
+            new llvm::ICmpInst(term, llvm::ICmpInst::ICMP_ULE, a.group_low, a.group_high, "group.on_page");
+        auto* wide = llvm::BasicBlock::Create(c.ctx, "group.wide", f);
+        llvm::BranchInst::Create(a.join, wide);
+        llvm::BranchInst::Create(wide, a.join, on_page, term)
+            ->setMetadata(llvm::LLVMContext::MD_prof, llvm::MDBuilder(c.ctx).createBranchWeights(1 << 20, 1));
+        term->eraseFromParent();
+        for (llvm::PHINode& p : a.join->phis())
+          p.addIncoming(&p == phi ? a.delta : p.getIncomingValueForBlock(a.fast), wide);
+        phi->setIncomingValueForBlock(a.fast, null);
+        a.group_span_low = 0;
+        a.group_span_high = static_cast<int64_t>(a.size) - 1;
+      }
+      // Offsets from `low` to `high` lie on the page where offset + low >= 0 and offset + high <= 0xfff.
+      a.group_span_low = std::min(a.group_span_low, low);
+      a.group_span_high = std::max(a.group_span_high, high);
+      a.group_low->setOperand(1, c.k64(static_cast<uint64_t>(a.group_span_low)));
+      a.group_high->setOperand(1, c.k64(static_cast<uint64_t>(-(a.group_span_high - a.group_span_low))));
+      share(a);
+      return phi;
+    };
+    // Where `hit` holds, the access at `delta` (an earlier access's); else the TLB lookup below.
+    auto shared_fast_path = [&](llvm::Value* hit, llvm::Value* delta) {
+      pair_fast = llvm::BasicBlock::Create(c.ctx, read ? "ld.pair" : "st.pair", f);
+      auto* lookup = llvm::BasicBlock::Create(c.ctx, "pair.lookup", f);
+      b.CreateCondBr(hit, pair_fast, lookup, llvm::MDBuilder(c.ctx).createBranchWeights(1 << 20, 1));
+      b.SetInsertPoint(pair_fast);
+      pair_value = access_host(delta);
+      b.SetInsertPoint(lookup);
+    };
     uint64_t offset = 0;
     auto* sum = llvm::dyn_cast<llvm::BinaryOperator>(addr);
     if (pair_accesses && last.addr && last.read == read && last.el == el && b.GetInsertBlock() == last.join &&
@@ -2262,21 +2474,13 @@ struct JitEngine::Impl {
         llvm::isa<llvm::ConstantInt>(sum->getOperand(1)) &&
         (offset = llvm::cast<llvm::ConstantInt>(sum->getOperand(1))->getZExtValue()) > 0 &&
         offset + size <= 4096) {
-      if (!last.delta_at_join) {
-        llvm::IRBuilder<> jb(last.join, last.join->begin());
-        last.delta_at_join = jb.CreatePHI(c.ptr, 2);
-        for (llvm::BasicBlock* pred : llvm::predecessors(last.join))
-          last.delta_at_join->addIncoming(
-              pred == last.fast ? last.delta
-                                : llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(c.ptr)),
-              pred);
-      }
+      llvm::Value* delta = delta_at_join(last);
       // Its last byte on the first access's page. The first access's tag compare takes the page of the
       // pair's last byte instead of its own: where it hits, the whole pair is on that page, and where the
       // pair crosses a page, the first access goes through its helper (as one crossing it does) and this one
       // looks its page up. Else (an address folded to a constant, or bytes more than kWidePairBytes on) a
       // test: (first & 0xfff) + offset + size - 1 < 4096.
-      llvm::Value* hit = b.CreateIsNotNull(last.delta_at_join);
+      llvm::Value* hit = b.CreateIsNotNull(delta);
       if (last.last_byte && last.last_byte->getOperand(0) == last.addr && wide_pair_tags &&
           offset + size <= kWidePairBytes) {
         auto* old_end = llvm::cast<llvm::ConstantInt>(last.last_byte->getOperand(1));
@@ -2287,12 +2491,35 @@ struct JitEngine::Impl {
             b.CreateICmpULT(b.CreateAnd(last.addr, c.k64(0xfff)), c.k64(4096 - (offset + size - 1)));
         hit = b.CreateAnd(in_page, hit);
       }
-      pair_fast = llvm::BasicBlock::Create(c.ctx, read ? "ld.pair" : "st.pair", f);
-      auto* lookup = llvm::BasicBlock::Create(c.ctx, "pair.lookup", f);
-      b.CreateCondBr(hit, pair_fast, lookup, llvm::MDBuilder(c.ctx).createBranchWeights(1 << 20, 1));
-      b.SetInsertPoint(pair_fast);
-      pair_value = access_host(last.delta_at_join);
-      b.SetInsertPoint(lookup);
+      shared_fast_path(hit, delta);
+    }
+    // Else an earlier access off the same base (an earlier instruction's, or a Q register's other half) whose
+    // join dominates this one with nothing between that could change a mapping: where it hit the TLB and
+    // the bytes of all the accesses that take its delta lie on its page (one test on its fast path, for
+    // them all, whose span grows with each: group_delta), its host delta serves this one; else the lookup
+    // below. The jump threading pass then sends the earlier one's fast path straight on through the later
+    // ones' (an epilogue's four LDPs off SP: one page test, and their loads merged in pairs).
+    const Base base = base_and_offset(addr);
+    if (!pair_fast && group_accesses && c.state_cache_enabled() && !llvm::isa<llvm::Constant>(base.base)) {
+      for (size_t k = made.anchors.size(), looked = 0; k-- > 0 && looked < kAnchorsLooked;) {
+        Anchor& a = made.anchors[k];
+        if (a.base.base != base.base || a.access.read != read || a.access.el != el) continue;
+        ++looked;
+        const auto distance =
+            static_cast<int64_t>(static_cast<uint64_t>(base.offset) - static_cast<uint64_t>(a.base.offset));
+        if (distance <= -4096 || distance >= 4096 ||
+            !reaches_back(b.GetInsertBlock(), a.access, a.base, base, made, a.start))
+          continue;
+        const int64_t low = std::min<int64_t>(0, distance);
+        const int64_t high = std::max<int64_t>(static_cast<int64_t>(a.access.size) - 1,
+                                               distance + static_cast<int64_t>(size) - 1);
+        if (std::max(high, a.access.group_span_high) - std::min(low, a.access.group_span_low) >= kGroupBytes)
+          continue; // (the span so far is 0..size-1 before the first)
+        llvm::Value* delta = group_delta(a.access, low, high);
+        llvm::Value* hit = b.CreateIsNotNull(delta);
+        shared_fast_path(hit, delta);
+        break;
+      }
     }
     llvm::Value* page = b.CreateAnd(addr, c.k64(~0xfffull));
     const size_t bank = off.tlb + el * sizeof(Core::TlbEntry) * Core::kTlbSize;
@@ -2378,9 +2605,16 @@ struct JitEngine::Impl {
       if (pair_fast) phi->addIncoming(pair_value, pair_fast);
       result = phi;
     }
-    // A pair's second access is not the first of another (its delta would need a third way).
+    made.start_of_join[join] = start;
+    // An access that took an earlier one's delta is not the first of another (its delta would need a third
+    // way): later ones off the same base take the earlier one's too.
     last = pair_fast ? LastAccess{} : LastAccess{addr, read, el, fast, join, delta, nullptr};
-    if (!pair_fast) last.last_byte = llvm::dyn_cast<llvm::BinaryOperator>(last_byte);
+    if (!pair_fast) {
+      last.last_byte = llvm::dyn_cast<llvm::BinaryOperator>(last_byte);
+      last.size = size;
+      if (group_accesses && !llvm::isa<llvm::Constant>(base.base))
+        made.anchors.push_back(Anchor{last, base, start});
+    }
     return true;
   }
 

@@ -339,6 +339,61 @@ TEST(Jit, PairsAcrossAPageBoundaryReachBothPhysicalPages) {
   }
 }
 
+// An access takes an earlier access's TLB hit off the same base register (an earlier instruction's, or the
+// other half of a Q register) only where both lie on one page: jit_groups.s stores and loads at offsets on
+// either side of a boundary between pages that map to physical pages far apart.
+TEST(Jit, AccessesOffOneBaseReachThePageEachByteIsOn) {
+  uint64_t sum = 0; // x20 by the program's comment
+  for (uint64_t i = 0; i < 1000; ++i) {
+    const uint64_t a = i + 1, b = 3 * i, c = i + 100, w = 0x11223344 + i;
+    sum += (a + b + c) + (a + b + c + w) + (a + b) + (2 * a + 2 * c);
+  }
+  for (const TierRun& run : kTierRuns) {
+    SCOPED_TRACE(run.name);
+    Machine m(run.engine, {{"VPLAT_JIT_TIER2", run.tier2}});
+    map_for_jit_remap(m);
+    map_page_at_1gib(m, 0, 0x300000); // VA 0x4000_0000 -> PA 0x300000
+    map_page_at_1gib(m, 1, 0x500000); // VA 0x4000_1000 -> PA 0x500000
+    m.start("jit_groups");
+    RunResult r = m.core.run(10'000'000);
+    ASSERT_EQ(r.exit, Exit::Off);
+    EXPECT_EQ(m.records(), 0u);
+    EXPECT_EQ(m.core.X[20], sum);
+    // The last iteration's values (i = 999): a = 1000, b = 2997, c = 1099 (w was overwritten).
+    EXPECT_EQ(m.mem.r64(0x500018), 1000u);
+    EXPECT_EQ(m.mem.r64(0x300fe8), 2997u);
+    EXPECT_EQ(m.mem.r64(0x500020), 1099u);
+    EXPECT_EQ(m.mem.r64(0x300f80), 1000u);
+    EXPECT_EQ(m.mem.r64(0x300fc0), 2997u);
+    EXPECT_EQ(m.mem.r64(0x500028), 1099u);
+    // The STP across the boundary: a twice at the end of the first page, c twice at the start of the second.
+    EXPECT_EQ(m.mem.r64(0x300ff0), 1000u);
+    EXPECT_EQ(m.mem.r64(0x300ff8), 1000u);
+    EXPECT_EQ(m.mem.r64(0x500000), 1099u);
+    EXPECT_EQ(m.mem.r64(0x500008), 1099u);
+    EXPECT_EQ(m.mem.r64(0x300fe0), 1000u);
+    EXPECT_EQ(m.mem.r64(0x500050), 2997u);
+    EXPECT_EQ(m.mem.r64(0x300808), 1000u);
+    EXPECT_EQ(m.mem.r64(0x500810), 2997u); // its base register changed after the first store: another page
+    EXPECT_EQ(m.mem.r64(0x300810), 0u);
+    const uint64_t q_at_0[] = {1000, 1000, 1099, 1099}, q_at_20[] = {1099, 1099, 1000, 1000};
+    for (uint64_t k = 0; k < 4; ++k) {
+      EXPECT_EQ(m.mem.r64(0x300f00 + 8 * k), q_at_0[k]);
+      EXPECT_EQ(m.mem.r64(0x300f20 + 8 * k), q_at_20[k]);
+      EXPECT_EQ(m.mem.r64(0x500100 + 8 * k), q_at_0[k]);
+    }
+    // Nothing reached the physical pages next to the two: where an access on one page through the other
+    // page's host address would have gone.
+    for (uint64_t pa = 0; pa < 0x1000; pa += 8) {
+      EXPECT_EQ(m.mem.r64(0x301000 + pa), 0u) << std::hex << 0x301000 + pa;
+      EXPECT_EQ(m.mem.r64(0x4ff000 + pa), 0u) << std::hex << 0x4ff000 + pa;
+    }
+    if (run.engine == Engine::Jit) {
+      EXPECT_GT(m.core.jit()->stats().insns_in_blocks, 1000u * 40);
+    }
+  }
+}
+
 // Runs programs/jit_miss*.s with VA 0x4000_0000 + 4 KiB * j mapped to PA 0x300000 + 8 KiB * j for j < 12,
 // and nothing after, to its end.
 static void run_with_twelve_pages(Machine& m, const char* program) {
