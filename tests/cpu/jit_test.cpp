@@ -312,19 +312,25 @@ TEST(Jit, DirectCallsToOtherPagesReachTheCodeMappedNow) {
   }
 }
 
+// Runs `program` with VA 0x4000_0000 -> PA 0x300000 and VA 0x4000_1000 -> PA 0x500000 (physical pages far
+// apart), to its end.
+static void run_across_two_pages(Machine& m, const char* program) {
+  map_for_jit_remap(m);
+  map_page_at_1gib(m, 0, 0x300000);
+  map_page_at_1gib(m, 1, 0x500000);
+  m.start(program);
+  RunResult r = m.core.run(10'000'000);
+  ASSERT_EQ(r.exit, Exit::Off);
+  EXPECT_EQ(m.records(), 0u);
+}
+
 // The second access of an LDP/STP uses the first's TLB hit only on the same page: across a boundary between
 // two pages that map to physical pages far apart, it must reach the second one (jit_pairs.s).
 TEST(Jit, PairsAcrossAPageBoundaryReachBothPhysicalPages) {
   for (const TierRun& run : kTierRuns) {
     SCOPED_TRACE(run.name);
     Machine m(run.engine, {{"VPLAT_JIT_TIER2", run.tier2}});
-    map_for_jit_remap(m);
-    map_page_at_1gib(m, 0, 0x300000); // VA 0x4000_0000 -> PA 0x300000
-    map_page_at_1gib(m, 1, 0x500000); // VA 0x4000_1000 -> PA 0x500000
-    m.start("jit_pairs");
-    RunResult r = m.core.run(10'000'000);
-    ASSERT_EQ(r.exit, Exit::Off);
-    EXPECT_EQ(m.records(), 0u);
+    ASSERT_NO_FATAL_FAILURE(run_across_two_pages(m, "jit_pairs"));
     EXPECT_EQ(m.core.X[20], 13u * 999 * 1000 / 2 + 5 * 1000);
     EXPECT_EQ(m.core.X[21], 4u * 999 * 1000 / 2 + 21 * 1000);
     EXPECT_EQ(m.core.X[22], uint64_t{0} - (2ull * 999 * 1000 / 2 + 1000));
@@ -351,13 +357,7 @@ TEST(Jit, AccessesOffOneBaseReachThePageEachByteIsOn) {
   for (const TierRun& run : kTierRuns) {
     SCOPED_TRACE(run.name);
     Machine m(run.engine, {{"VPLAT_JIT_TIER2", run.tier2}});
-    map_for_jit_remap(m);
-    map_page_at_1gib(m, 0, 0x300000); // VA 0x4000_0000 -> PA 0x300000
-    map_page_at_1gib(m, 1, 0x500000); // VA 0x4000_1000 -> PA 0x500000
-    m.start("jit_groups");
-    RunResult r = m.core.run(10'000'000);
-    ASSERT_EQ(r.exit, Exit::Off);
-    EXPECT_EQ(m.records(), 0u);
+    ASSERT_NO_FATAL_FAILURE(run_across_two_pages(m, "jit_groups"));
     EXPECT_EQ(m.core.X[20], sum);
     // The last iteration's values (i = 999): a = 1000, b = 2997, c = 1099 (w was overwritten).
     EXPECT_EQ(m.mem.r64(0x500018), 1000u);
