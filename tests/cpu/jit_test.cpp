@@ -360,22 +360,30 @@ TEST(Jit, AccessesOffOneBaseReachThePageEachByteIsOn) {
     ASSERT_NO_FATAL_FAILURE(run_across_two_pages(m, "jit_groups"));
     EXPECT_EQ(m.core.X[20], sum);
     // The last iteration's values (i = 999): a = 1000, b = 2997, c = 1099 (w was overwritten).
-    EXPECT_EQ(m.mem.r64(0x500018), 1000u);
-    EXPECT_EQ(m.mem.r64(0x300fe8), 2997u);
-    EXPECT_EQ(m.mem.r64(0x500020), 1099u);
-    EXPECT_EQ(m.mem.r64(0x300f80), 1000u);
-    EXPECT_EQ(m.mem.r64(0x300fc0), 2997u);
-    EXPECT_EQ(m.mem.r64(0x500028), 1099u);
-    // The STP across the boundary: a twice at the end of the first page, c twice at the start of the second.
-    EXPECT_EQ(m.mem.r64(0x300ff0), 1000u);
-    EXPECT_EQ(m.mem.r64(0x300ff8), 1000u);
-    EXPECT_EQ(m.mem.r64(0x500000), 1099u);
-    EXPECT_EQ(m.mem.r64(0x500008), 1099u);
-    EXPECT_EQ(m.mem.r64(0x300fe0), 1000u);
-    EXPECT_EQ(m.mem.r64(0x500050), 2997u);
-    EXPECT_EQ(m.mem.r64(0x300808), 1000u);
-    EXPECT_EQ(m.mem.r64(0x500810), 2997u); // its base register changed after the first store: another page
-    EXPECT_EQ(m.mem.r64(0x300810), 0u);
+    const struct {
+      uint64_t pa, value;
+    } last_values[] = {
+        // off x1
+        {0x500018, 1000},
+        {0x300fe8, 2997},
+        {0x500020, 1099},
+        // off x10
+        {0x300f80, 1000},
+        {0x300fc0, 2997},
+        {0x500028, 1099},
+        // the STP across the boundary: a twice at the end of the first page, c twice at the second's start
+        {0x300ff0, 1000},
+        {0x300ff8, 1000},
+        {0x500000, 1099},
+        {0x500008, 1099},
+        // off x12
+        {0x300fe0, 1000},
+        {0x500050, 2997},
+        // off x15, whose register changed after the first store: the second on another page
+        {0x300808, 1000},
+        {0x500810, 2997},
+        {0x300810, 0}};
+    for (const auto& [pa, value] : last_values) EXPECT_EQ(m.mem.r64(pa), value) << std::hex << pa;
     const uint64_t q_at_0[] = {1000, 1000, 1099, 1099}, q_at_20[] = {1099, 1099, 1000, 1000};
     for (uint64_t k = 0; k < 4; ++k) {
       EXPECT_EQ(m.mem.r64(0x300f00 + 8 * k), q_at_0[k]);
