@@ -2503,7 +2503,9 @@ struct JitEngine::Impl {
     if (!pair_fast && group_accesses && c.state_cache_enabled() && !llvm::isa<llvm::Constant>(base.base)) {
       for (size_t k = made.anchors.size(), looked = 0; k-- > 0 && looked < kAnchorsLooked;) {
         Anchor& a = made.anchors[k];
-        if (a.base.base != base.base || a.access.read != read || a.access.el != el) continue;
+        // A load may take a store's hit: Core::translate_fill gives both tags from one translation, and a
+        // page the EL may write it may read (AArch64 has no write-only pages). Not the other way round.
+        if (a.base.base != base.base || (a.access.read && !read) || a.access.el != el) continue;
         ++looked;
         const auto distance =
             static_cast<int64_t>(static_cast<uint64_t>(base.offset) - static_cast<uint64_t>(a.base.offset));
