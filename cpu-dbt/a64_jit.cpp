@@ -2607,14 +2607,15 @@ struct JitEngine::Impl {
       if (pair_fast) phi->addIncoming(pair_value, pair_fast);
       result = phi;
     }
-    made.start_of_join[join] = start;
+    const bool grouping = group_accesses && c.state_cache_enabled();
+    if (grouping) made.start_of_join[join] = start;
     // An access that took an earlier one's delta is not the first of another (its delta would need a third
     // way): later ones off the same base take the earlier one's too.
     last = pair_fast ? LastAccess{} : LastAccess{addr, read, el, fast, join, delta, nullptr};
     if (!pair_fast) {
       last.last_byte = llvm::dyn_cast<llvm::BinaryOperator>(last_byte);
       last.size = size;
-      if (group_accesses && !llvm::isa<llvm::Constant>(base.base))
+      if (grouping && !llvm::isa<llvm::Constant>(base.base))
         made.anchors.push_back(Anchor{last, base, start});
     }
     return true;
