@@ -2167,7 +2167,8 @@ struct JitEngine::Impl {
   // (VPLAT_JIT_MONITOR_TEST=1: it does anyway). Translations are dropped when a second core joins.
   std::atomic<bool> several_cores{env_set("VPLAT_JIT_MONITOR_TEST")};
 
-  // The access inline_memory made last in a function, for the second access of a pair.
+  // An access inline_memory made that looked its page up: for the second access of a pair (the access made
+  // last) and for later ones off the same base (Anchor).
   struct LastAccess {
     llvm::Value* addr = nullptr;
     bool read = false;
@@ -2201,8 +2202,8 @@ struct JitEngine::Impl {
     llvm::BasicBlock* start = nullptr; // the block its code began in
   };
   struct Accesses {
-    LastAccess last;
     std::vector<Anchor> anchors;
+    bool last_is_anchor = false; // the access made last is anchors.back() (one that took no other's delta)
     // Each access's join block, and the block its code began in: what dominates the join.
     std::unordered_map<llvm::BasicBlock*, llvm::BasicBlock*> start_of_join;
   };
@@ -2361,7 +2362,8 @@ struct JitEngine::Impl {
   // to update. Everything else calls the helper, as the interpreter does.
   bool inline_memory(vplat::adljit::Ctx& c, void* fn, const std::vector<llvm::Value*>& args, unsigned el,
                      llvm::Value*& result, Accesses& made) {
-    LastAccess& last = made.last;
+    static const LastAccess kNone;
+    const LastAccess& last = made.last_is_anchor ? made.anchors.back().access : kNone;
     const bool read = fn == reinterpret_cast<void*>(&g::mem_read);
     if (!read && fn != reinterpret_cast<void*>(&g::mem_write)) return false;
     if (!vplat::adljit::Ctx::is_const(args[1])) return false;
@@ -2394,22 +2396,6 @@ struct JitEngine::Impl {
     llvm::BasicBlock* pair_fast = nullptr;
     llvm::Value* pair_value = nullptr;
     llvm::BasicBlock* start = b.GetInsertBlock();
-    // `last` and the anchors hold copies of an access: what one of them adds goes to all.
-    auto share = [&](const LastAccess& a) {
-      auto copy = [&](LastAccess& to) {
-        to.delta_at_join = a.delta_at_join;
-        to.group_low = a.group_low;
-        to.group_high = a.group_high;
-        to.group_span_low = a.group_span_low;
-        to.group_span_high = a.group_span_high;
-      };
-      if (last.join == a.join) copy(last);
-      for (size_t k = made.anchors.size(); k-- > 0;)
-        if (made.anchors[k].access.join == a.join) {
-          copy(made.anchors[k].access);
-          break;
-        }
-    };
     // An earlier access's host delta where its paths join: its fast path's, or null (its slow path).
     auto delta_at_join = [&](LastAccess& a) {
       if (!a.delta_at_join) {
@@ -2419,7 +2405,6 @@ struct JitEngine::Impl {
           a.delta_at_join->addIncoming(
               pred == a.fast ? a.delta : llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(c.ptr)),
               pred);
-        share(a);
       }
       return a.delta_at_join;
     };
@@ -2455,7 +2440,6 @@ struct JitEngine::Impl {
       a.group_span_high = std::max(a.group_span_high, high);
       a.group_low->setOperand(1, c.k64(static_cast<uint64_t>(a.group_span_low)));
       a.group_high->setOperand(1, c.k64(static_cast<uint64_t>(-(a.group_span_high - a.group_span_low))));
-      share(a);
       return phi;
     };
     // Where `hit` holds, the access at `delta` (an earlier access's); else the TLB lookup below.
@@ -2474,7 +2458,7 @@ struct JitEngine::Impl {
         llvm::isa<llvm::ConstantInt>(sum->getOperand(1)) &&
         (offset = llvm::cast<llvm::ConstantInt>(sum->getOperand(1))->getZExtValue()) > 0 &&
         offset + size <= 4096) {
-      llvm::Value* delta = delta_at_join(last);
+      llvm::Value* delta = delta_at_join(made.anchors.back().access);
       // Its last byte on the first access's page. The first access's tag compare takes the page of the
       // pair's last byte instead of its own: where it hits, the whole pair is on that page, and where the
       // pair crosses a page, the first access goes through its helper (as one crossing it does) and this one
@@ -2611,12 +2595,12 @@ struct JitEngine::Impl {
     if (grouping) made.start_of_join[join] = start;
     // An access that took an earlier one's delta is not the first of another (its delta would need a third
     // way): later ones off the same base take the earlier one's too.
-    last = pair_fast ? LastAccess{} : LastAccess{addr, read, el, fast, join, delta, nullptr};
+    made.last_is_anchor = !pair_fast;
     if (!pair_fast) {
-      last.last_byte = llvm::dyn_cast<llvm::BinaryOperator>(last_byte);
-      last.size = size;
-      if (grouping && !llvm::isa<llvm::Constant>(base.base))
-        made.anchors.push_back(Anchor{last, base, start});
+      LastAccess made_now{addr, read, el, fast, join, delta, nullptr};
+      made_now.last_byte = llvm::dyn_cast<llvm::BinaryOperator>(last_byte);
+      made_now.size = size;
+      made.anchors.push_back(Anchor{made_now, base, start});
     }
     return true;
   }
