@@ -108,6 +108,10 @@ struct FuncDecl {
   bool pure_extern = false; // extern declared `pure`: no state, no faults; usable in guards and asm
   bool inline_extern = false; // extern declared `inline`: defined in the ISA's inline_helpers header
   bool exported = false;    // `export func`: callable from C++ through <isa>_isa.h
+  // A bit-counting primitive every description has (find_builtin): pure, implemented by each backend as
+  // its host's instruction for it (adlrt:: in C++, an LLVM intrinsic in the JIT) rather than as ADL code
+  // no code generator recognises.
+  bool builtin = false;
   std::vector<StmtP> body;
   std::set<std::string> reads, writes; // state touched, transitively (checker)
   std::set<std::string> helpers;       // externs called, transitively (checker)

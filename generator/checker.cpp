@@ -8,6 +8,25 @@ bool is_pure(const FuncDecl& f) {
   return f.reads.empty() && f.writes.empty() && f.helpers.empty() && !f.may_fault;
 }
 
+const FuncDecl* find_builtin(const std::string& name) {
+  static const std::vector<std::unique_ptr<FuncDecl>> builtins = [] {
+    std::vector<std::unique_ptr<FuncDecl>> v;
+    for (const char* n : {"clz64", "bitreverse64", "bswap64", "popcount64"}) {
+      auto f = std::make_unique<FuncDecl>();
+      f->name = n;
+      f->loc = Loc{"<builtin>", 0, 0};
+      f->ret = Type::u(64);
+      f->params.push_back(Param{"x", Type::u(64), f->loc});
+      f->is_extern = f->pure_extern = f->builtin = f->checked = true;
+      v.push_back(std::move(f));
+    }
+    return v;
+  }();
+  for (const auto& f : builtins)
+    if (f->name == name) return f.get();
+  return nullptr;
+}
+
 Type common_type(const Expr& e, const Type& a, const Type& b) {
     if (a.kind == Type::Str || b.kind == Type::Str || a.kind == Type::Void || b.kind == Type::Void)
       fail(e.loc, "operator '" + e.name + "' needs numbers, not " + a.str_name() + " and " + b.str_name());
@@ -516,9 +535,11 @@ private:
     }
     case Expr::Call: {
       auto it = d_.func_by_name.find(e.name);
-      if (it == d_.func_by_name.end()) fail(e.loc, "call to undeclared function '" + e.name + "'");
-      FuncDecl& f = *it->second;
-      if (!f.is_extern) check_func(f);
+      const FuncDecl* builtin = it == d_.func_by_name.end() ? find_builtin(e.name) : nullptr;
+      if (it == d_.func_by_name.end() && !builtin)
+        fail(e.loc, "call to undeclared function '" + e.name + "'");
+      const FuncDecl& f = builtin ? *builtin : *it->second;
+      if (!f.is_extern) check_func(*it->second);
       e.func = &f;
       if (e.args.size() != f.params.size())
         fail(e.loc, "'" + f.name + "' takes " + std::to_string(f.params.size()) + " arguments, not " +

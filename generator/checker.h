@@ -13,6 +13,10 @@ void check(Description& desc);
 // used at decode time (guards) and in disassembly.
 bool is_pure(const FuncDecl& f);
 
+// The builtin function `name` (clz64, bitreverse64, bswap64, popcount64: see README, "Builtin functions"),
+// or nullptr. A description may not declare a function of one of these names.
+const FuncDecl* find_builtin(const std::string& name);
+
 // The type both operands of a binary operator are converted to before it applies (see README: typing).
 Type common_type(const Expr& e, const Type& a, const Type& b);
 

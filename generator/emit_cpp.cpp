@@ -107,7 +107,7 @@ public:
 
   std::string call(const Expr& e) {
     const FuncDecl& f = *e.func;
-    std::string c = f.is_extern ? f.name : "fn_" + f.name;
+    std::string c = f.builtin ? "adlrt::" + f.name : f.is_extern ? f.name : "fn_" + f.name;
     c += "(";
     bool first = true;
     if (!is_pure(f)) {

@@ -127,6 +127,7 @@ public:
     const FuncDecl& f = *e.func;
     std::vector<std::string> args;
     for (size_t i = 0; i < e.args.size(); ++i) args.push_back(conv(*e.args[i], f.params[i].type));
+    if (f.builtin) return hoist("c." + f.name + "(" + args[0] + ")");
     if (f.is_extern) {
       for (auto& p : f.params)
         if (p.type.kind == Type::U128) throw Unsupported("helper '" + f.name + "' takes a u128");

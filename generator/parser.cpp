@@ -1,4 +1,5 @@
 #include "parser.h"
+#include "checker.h"
 #include "lexer.h"
 #include <fstream>
 #include <sstream>
@@ -179,6 +180,7 @@ private:
 
   void add_func(std::unique_ptr<FuncDecl> f) {
     if (d_.func_by_name.count(f->name)) fail(f->loc, "function '" + f->name + "' declared twice");
+    if (find_builtin(f->name)) fail(f->loc, "'" + f->name + "' is a builtin function");
     if (d_.find_table(f->name)) fail(f->loc, "'" + f->name + "' is already a table");
     d_.func_by_name[f->name] = f.get();
     d_.funcs.push_back(std::move(f));

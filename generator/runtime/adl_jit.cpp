@@ -197,6 +197,20 @@ Value* Ctx::bit128(Value* a, Value* i) {
   return b.CreateAnd(to64(lshr128(a, i)), k64(1));
 }
 
+// A zero operand is defined for ctlz here (64), as CLZ's is.
+Value* Ctx::clz64(Value* x) {
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, x, b.getFalse());
+}
+Value* Ctx::bitreverse64(Value* x) {
+  return b.CreateUnaryIntrinsic(llvm::Intrinsic::bitreverse, x);
+}
+Value* Ctx::bswap64(Value* x) {
+  return b.CreateUnaryIntrinsic(llvm::Intrinsic::bswap, x);
+}
+Value* Ctx::popcount64(Value* x) {
+  return b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
+}
+
 // The vector type of `esize`-bit elements of an i128 and the element index, when `vector_lanes` is set
 // and the element lies wholly inside the 128 bits; nullptr otherwise.
 static llvm::FixedVectorType* lane_vector(Ctx& c, Value* esize, Value* i, uint64_t& index) {

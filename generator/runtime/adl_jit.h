@@ -69,6 +69,12 @@ public:
   Value* srem(Value* a, Value* b_);
   Value* bit64(Value* a, Value* i); // i >= 64 gives 0
   Value* bit128(Value* a, Value* i);
+  // The builtin functions (adlrt::clz64 ...), as the intrinsics LLVM selects the host's instruction for and
+  // folds (a count of leading zeros of a reversed value is one of trailing zeros: RBIT then CLZ).
+  Value* clz64(Value* x);
+  Value* bitreverse64(Value* x);
+  Value* bswap64(Value* x);
+  Value* popcount64(Value* x);
 
   // ---- vector elements (ADL lane / with_lane; adlrt::lane). With `vector_lanes` set and an element of 8,
   // 16, 32 or 64 bits at a constant index, as extractelement / insertelement on the i128 seen as a vector,

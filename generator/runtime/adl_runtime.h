@@ -52,6 +52,22 @@ constexpr u128 with_lane(u128 v, uint64_t esize, uint64_t i, uint64_t x) {
   const uint64_t m = elem_mask(esize);
   return (v & ~shl128(m, i * esize)) | shl128(x & m, i * esize);
 }
+// The description language's builtin functions (generator/checker.cpp, find_builtin).
+constexpr uint64_t clz64(uint64_t x) {
+  return x == 0 ? 64 : static_cast<uint64_t>(__builtin_clzll(x));
+}
+constexpr uint64_t bswap64(uint64_t x) {
+  return __builtin_bswap64(x);
+}
+constexpr uint64_t bitreverse64(uint64_t x) {
+  x = ((x & 0x5555555555555555ull) << 1) | ((x >> 1) & 0x5555555555555555ull);
+  x = ((x & 0x3333333333333333ull) << 2) | ((x >> 2) & 0x3333333333333333ull);
+  x = ((x & 0x0f0f0f0f0f0f0f0full) << 4) | ((x >> 4) & 0x0f0f0f0f0f0f0f0full);
+  return __builtin_bswap64(x);
+}
+constexpr uint64_t popcount64(uint64_t x) {
+  return static_cast<uint64_t>(__builtin_popcountll(x));
+}
 inline std::string to_text(const std::string& s) { return s; }
 inline std::string to_text(uint64_t v) { return std::to_string(v); }
 inline std::string to_text(int64_t v) { return std::to_string(v); }

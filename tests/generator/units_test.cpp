@@ -72,6 +72,20 @@ TEST(Exports, VectorElementsCountFromTheLeastSignificantEnd) {
   EXPECT_EQ(duo::with_element(q, 64, 2, 1), q); // wholly beyond bit 127: dropped
 }
 
+TEST(Builtins, CountAndReverseBitsOfA64BitValue) {
+  EXPECT_EQ(duo::leading_zeros(0), 64u); // as A64's CLZ: a zero has 64
+  EXPECT_EQ(duo::leading_zeros(1), 63u);
+  EXPECT_EQ(duo::leading_zeros(0x8000000000000000ull), 0u);
+  EXPECT_EQ(duo::leading_zeros(0x00000000ffff0000ull), 32u);
+  EXPECT_EQ(duo::bits_reversed(1), 0x8000000000000000ull);
+  EXPECT_EQ(duo::bits_reversed(0x00000000000000f2ull), 0x4f00000000000000ull);
+  EXPECT_EQ(duo::bits_reversed(0x0123456789abcdefull), 0xf7b3d591e6a2c480ull);
+  EXPECT_EQ(duo::bytes_reversed(0x0123456789abcdefull), 0xefcdab8967452301ull);
+  EXPECT_EQ(duo::ones(0), 0u);
+  EXPECT_EQ(duo::ones(0xf0f0000000000001ull), 9u);
+  EXPECT_EQ(duo::ones(~0ull), 64u);
+}
+
 TEST(Disassembly, StringTables) { EXPECT_EQ(duo::disassemble(duo::I_SQ, 0b0'01'11'00), "sq r1, three"); }
 
 TEST(Metadata, UnitsAttributesAndFields) {
