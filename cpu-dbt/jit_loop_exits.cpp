@@ -1,4 +1,5 @@
 #include "cpu-dbt/jit_loop_exits.h"
+#include <cstdlib>
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/SmallPtrSet.h>
@@ -236,10 +237,96 @@ private:
   }
 };
 
+// `v` is `add phi, c` for an integer constant c (which it returns), else null.
+const llvm::ConstantInt* step_of(llvm::Value* v, const llvm::PHINode* phi) {
+  auto* add = llvm::dyn_cast<llvm::BinaryOperator>(v);
+  if (!add || add->getOpcode() != llvm::Instruction::Add || add->getOperand(0) != phi) return nullptr;
+  return llvm::dyn_cast<llvm::ConstantInt>(add->getOperand(1));
+}
+
+// A block's two counters, the instructions retired and the budget left, step by the same count in opposite
+// directions on every back edge, so their sum stays what it was on entry: the retired count is that sum
+// minus the budget left, which only the exits need. Pairs of header phis `p`, `q` whose incoming values are
+// `p + c` and `q - c` on every edge but one, where the loop compares q (or its steps) and not p, become
+// one: p's uses read (p0 + q0) - q, summed where the loop is entered, and each use subtracts where it is
+// (the uses of p's steps subtract q's), so no instruction of the loop computes p any more.
+bool merge_opposite_counters(llvm::Function& f) {
+  bool changed = false;
+  for (llvm::BasicBlock& header : f) {
+    std::vector<llvm::PHINode*> phis;
+    for (llvm::PHINode& phi : header.phis())
+      if (phi.getType()->isIntegerTy()) phis.push_back(&phi);
+    for (size_t a = 0; a < phis.size(); ++a)
+      for (size_t b = 0; b < phis.size(); ++b) {
+        llvm::PHINode *p = phis[a], *q = phis[b];
+        if (!p || !q || p == q || p->getType() != q->getType()) continue;
+        int entry = -1;
+        bool ok = true;
+        for (unsigned k = 0; ok && k < p->getNumIncomingValues(); ++k) {
+          llvm::BasicBlock* from = p->getIncomingBlock(k);
+          const llvm::ConstantInt* cp = step_of(p->getIncomingValue(k), p);
+          const llvm::ConstantInt* cq = step_of(q->getIncomingValueForBlock(from), q);
+          if (cp && cq && (cp->getValue() + cq->getValue()).isZero()) continue;
+          ok = entry < 0 && llvm::count(llvm::predecessors(&header), from) == 1;
+          entry = static_cast<int>(k);
+        }
+        if (!ok || entry < 0) continue;
+        llvm::BasicBlock* from = p->getIncomingBlock(static_cast<unsigned>(entry));
+        // The one the loop tests (the budget) stays; the other (the retired count) goes.
+        auto tested = [&](llvm::PHINode* phi) {
+          auto compared = [](llvm::Value* v) {
+            return llvm::any_of(v->users(), [](llvm::User* u) { return llvm::isa<llvm::ICmpInst>(u); });
+          };
+          if (compared(phi)) return true;
+          for (unsigned k = 0; k < phi->getNumIncomingValues(); ++k)
+            if (phi->getIncomingBlock(k) != from && compared(phi->getIncomingValue(k))) return true;
+          return false;
+        };
+        if (tested(p) || !tested(q)) continue;
+        llvm::IRBuilder<> at_entry(from->getTerminator());
+        llvm::Value* sum = at_entry.CreateAdd(p->getIncomingValue(static_cast<unsigned>(entry)),
+                                              q->getIncomingValueForBlock(from), "counters");
+        // Each use computes it where it is (a phi's at the end of the block its value comes from): most are
+        // exits, and a copy in the header would run in every iteration. A step's uses subtract q's step,
+        // so that q's value from before the step is not live after it (both would need a register).
+        auto rebuild_uses = [&](llvm::Value* of, llvm::Value* counterpart) {
+          for (llvm::Use& use : llvm::make_early_inc_range(of->uses())) {
+            auto* user = llvm::cast<llvm::Instruction>(use.getUser());
+            if (user == p) continue;
+            llvm::Instruction* before = user;
+            if (auto* phi = llvm::dyn_cast<llvm::PHINode>(user))
+              before = phi->getIncomingBlock(use)->getTerminator();
+            use.set(llvm::IRBuilder<>(before).CreateSub(sum, counterpart, of->getName()));
+          }
+        };
+        for (unsigned k = 0; k < p->getNumIncomingValues(); ++k)
+          if (k != static_cast<unsigned>(entry))
+            rebuild_uses(p->getIncomingValue(k), q->getIncomingValueForBlock(p->getIncomingBlock(k)));
+        rebuild_uses(p, q);
+        llvm::SmallPtrSet<llvm::Instruction*, 4> steps; // (back edges may share one)
+        for (unsigned k = 0; k < p->getNumIncomingValues(); ++k)
+          if (k != static_cast<unsigned>(entry))
+            steps.insert(llvm::cast<llvm::Instruction>(p->getIncomingValue(k)));
+        p->eraseFromParent();
+        for (llvm::Instruction* step : steps)
+          if (step->use_empty()) step->eraseFromParent();
+        phis[a] = nullptr;
+        changed = true;
+      }
+  }
+  return changed;
+}
+
 } // namespace
 
 llvm::PreservedAnalyses LoopExitValues::run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
-  if (!Rewriter(f).run()) return llvm::PreservedAnalyses::all();
+  // VPLAT_JIT_ONE_COUNTER=0: both counters stay, for comparisons.
+  static const bool one_counter = [] {
+    const char* v = std::getenv("VPLAT_JIT_ONE_COUNTER");
+    return !v || *v != '0';
+  }();
+  const bool merged = one_counter && merge_opposite_counters(f);
+  if (!Rewriter(f).run() && !merged) return llvm::PreservedAnalyses::all();
   llvm::PreservedAnalyses kept;
   kept.preserveSet<llvm::CFGAnalyses>();
   return kept;

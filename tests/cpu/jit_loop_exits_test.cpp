@@ -261,6 +261,95 @@ void expect_same_results(std::string (*make)(const std::string&), uint64_t max_n
   EXPECT_GT(flag_values[1], 0u);
 }
 
+// A block's two counters as a loop keeps them: the budget left counts down and the instructions retired up,
+// by the instructions of the way taken back (4 or 7 here, two back edges); each exit returns the retired
+// count at its point (the early exit in the middle of an iteration, the budget's exit after the last).
+std::string counters_function(const std::string& name) {
+  return "define i64 @" + name + R"((ptr %s, i64 %budget, i64 %retired) {
+entry:
+  %x0 = load i64, ptr %s
+  %enough = icmp slt i64 %budget, 7
+  br i1 %enough, label %no_room, label %loop
+loop:
+  %x = phi i64 [ %x0, %entry ], [ %x1, %short ], [ %x1, %long ]
+  %left = phi i64 [ %budget, %entry ], [ %left4, %short ], [ %left7, %long ]
+  %done = phi i64 [ %retired, %entry ], [ %done4, %short ], [ %done7, %long ]
+  %x1 = add i64 %x, 5
+  %big = icmp ugt i64 %x1, 60
+  br i1 %big, label %early, label %pick
+pick:
+  %odd = and i64 %x1, 1
+  %is_odd = icmp ne i64 %odd, 0
+  br i1 %is_odd, label %short, label %long
+short:
+  %left4 = add i64 %left, -4
+  %done4 = add i64 %done, 4
+  %room4 = icmp sge i64 %left4, 7
+  br i1 %room4, label %loop, label %out4
+long:
+  %left7 = add i64 %left, -7
+  %done7 = add i64 %done, 7
+  %room7 = icmp sge i64 %left7, 7
+  br i1 %room7, label %loop, label %out7
+early:
+  store i64 %x1, ptr %s
+  %done2 = add i64 %done, 2
+  ret i64 %done2
+out4:
+  store i64 %x1, ptr %s
+  ret i64 %done4
+out7:
+  store i64 %x1, ptr %s
+  ret i64 %done7
+no_room:
+  ret i64 %retired
+}
+)";
+}
+
+TEST(LoopExitValues, TheRetiredCountIsTheBudgetsCountdownSubtractedAtTheExits) {
+  llvm::LLVMContext ctx;
+  auto m = parse_ir(ctx, counters_function("f"));
+  ASSERT_TRUE(m);
+  llvm::Function& f = *m->getFunction("f");
+  run_pass(f);
+  EXPECT_FALSE(llvm::verifyFunction(f, &llvm::errs()));
+  unsigned counter_phis = 0, counting_up_in_loop = 0;
+  for (llvm::BasicBlock& bb : f)
+    for (llvm::Instruction& i : bb) {
+      if (auto* phi = llvm::dyn_cast<llvm::PHINode>(&i); phi && phi->getName().str() != "x")
+        counter_phis += phi->getType()->isIntegerTy(64);
+      // What the retired count's steps were: an add of 4 or 7 on the way back.
+      if (auto* add = llvm::dyn_cast<llvm::BinaryOperator>(&i);
+          add && add->getOpcode() == llvm::Instruction::Add &&
+          (bb.getName() == "short" || bb.getName() == "long"))
+        if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(add->getOperand(1)); c && !c->isNegative())
+          ++counting_up_in_loop;
+    }
+  EXPECT_EQ(counter_phis, 1u); // the budget's
+  EXPECT_EQ(counting_up_in_loop, 0u);
+}
+
+TEST(LoopExitValues, TheRetiredCountIsWhatItWasAtEveryExit) {
+  using Fn = uint64_t (*)(uint64_t*, int64_t, uint64_t);
+  auto code = vplat::test::compile_before_and_after<Fn>(counters_function, run_pass);
+  Fn want = code.as_written, got = code.after_pass;
+  ASSERT_TRUE(want && got);
+  unsigned exits_seen[3] = {0, 0, 0}; // by the retired count's remainder mod 3 as a crude spread
+  for (int64_t budget = 0; budget <= 60; ++budget)
+    for (uint64_t x = 0; x <= 64; x += 3)
+      for (uint64_t retired : {0ull, 1000ull, ~0ull - 5}) {
+        uint64_t a = x, b = x;
+        const uint64_t ra = want(&a, budget, retired), rb = got(&b, budget, retired);
+        EXPECT_EQ(ra, rb) << "budget " << budget << " x " << x << " retired " << retired;
+        EXPECT_EQ(a, b) << "budget " << budget << " x " << x;
+        ++exits_seen[(ra - retired) % 3];
+      }
+  EXPECT_GT(exits_seen[0], 0u);
+  EXPECT_GT(exits_seen[1], 0u);
+  EXPECT_GT(exits_seen[2], 0u);
+}
+
 TEST(LoopExitValues, TheLoopComputesWhatItDidBefore) {
   expect_same_results(loop_function, 8);
 }
