@@ -210,14 +210,15 @@ bool JunoMachine::load(std::string& error) {
   }
   auto kernel = load_kernel_image(options_.kernel, error);
   if (!kernel) return false;
-  std::vector<uint8_t> initrd;
+  // The initrd is sized now and read straight into guest RAM once the layout has placed it.
+  uint64_t initrd_size = 0;
   if (!options_.initrd.empty()) {
-    auto data = read_file(options_.initrd, banks[0].second, error);
-    if (!data) {
+    auto size = file_size(options_.initrd, banks[0].second, error);
+    if (!size) {
       error = "initrd: " + error;
       return false;
     }
-    initrd = std::move(*data);
+    initrd_size = *size;
   }
   juno::DtbConfig dc = dtb_config(options_);
   dc.cpus = n;
@@ -225,14 +226,22 @@ bool JunoMachine::load(std::string& error) {
   dc.gpu = gpu_ != nullptr;
   // Plan with a worst-case DTB size, then generate the real one with the initrd's final range.
   auto layout = plan_boot(banks[0].first, banks[0].second, kernel->text_offset, kernel->image_size,
-                          kMaxDtbSize, initrd.size(), error);
+                          kMaxDtbSize, initrd_size, error);
   if (!layout) return false;
-  if (!initrd.empty()) dc.initrd = {{layout->initrd_start, layout->initrd_end}};
+  if (initrd_size) dc.initrd = {{layout->initrd_start, layout->initrd_end}};
   auto dtb = juno::build_dtb(dc);
-  if (!bus_.copy_to(layout->kernel_load, kernel->bytes.data(), kernel->bytes.size()) ||
-      !bus_.copy_to(layout->dtb, dtb.data(), dtb.size()) ||
-      (!initrd.empty() && !bus_.copy_to(layout->initrd_start, initrd.data(), initrd.size()))) {
+  uint8_t* kernel_ram = bus_.ram_pointer(layout->kernel_load, kernel->content_size);
+  uint8_t* initrd_ram = initrd_size ? bus_.ram_pointer(layout->initrd_start, initrd_size) : nullptr;
+  if (!kernel_ram || (initrd_size && !initrd_ram) || !bus_.copy_to(layout->dtb, dtb.data(), dtb.size())) {
     error = "internal error: the boot layout does not fit in RAM";
+    return false;
+  }
+  if (!copy_kernel_image(*kernel, kernel_ram, error)) {
+    error = "kernel: " + error;
+    return false;
+  }
+  if (initrd_size && !read_file_into(options_.initrd, initrd_ram, initrd_size, error)) {
+    error = "initrd: " + error;
     return false;
   }
   // The boot CPU enters the kernel at EL1 with the MMU off and x0 = DTB (x1..x3 = 0).
