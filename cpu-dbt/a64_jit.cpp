@@ -1327,6 +1327,13 @@ struct JitEngine::Impl {
     if (dump_pre && (optimized || !dump_tier2_only)) mod->print(llvm::errs(), nullptr);
     // The passes that make up for what CodeGenOpt::None leaves out, for the modules generated at it.
     optimize(*mod, optimized, !optimized && (backlog || tier1_at_none));
+    // Where the IR is checked before the passes, it is checked after them too: a pass that breaks it
+    // (a value used where it is not yet defined) makes code that runs wild.
+    if (verify_ir && llvm::verifyModule(*mod, &llvm::errs())) {
+      std::fprintf(stderr, "vplat: the JIT's passes made invalid IR for the block at 0x%llx\n",
+                   static_cast<unsigned long long>(reqs[0].key.va));
+      std::abort();
+    }
     const uint64_t t2 = now();
     if (!optimized) {
       ir_tier1_before += ir_before;

@@ -252,6 +252,7 @@ const llvm::ConstantInt* step_of(llvm::Value* v, const llvm::PHINode* phi) {
 // (the uses of p's steps subtract q's), so no instruction of the loop computes p any more.
 bool merge_opposite_counters(llvm::Function& f) {
   bool changed = false;
+  llvm::DominatorTree dt(f); // (the pass adds instructions, never blocks)
   for (llvm::BasicBlock& header : f) {
     std::vector<llvm::PHINode*> phis;
     for (llvm::PHINode& phi : header.phis())
@@ -283,6 +284,20 @@ bool merge_opposite_counters(llvm::Function& f) {
           return false;
         };
         if (tested(p) || !tested(q)) continue;
+        // Each use of p's step on an edge is rebuilt from q's step on that edge, so q's step must come
+        // first. The block's own counters step together; a guest register counted up beside another
+        // counted down (a pointer and a length) may step after some uses of the other's step.
+        bool steps_in_order = true;
+        for (unsigned k = 0; steps_in_order && k < p->getNumIncomingValues(); ++k) {
+          if (k == static_cast<unsigned>(entry)) continue;
+          auto* q_step = llvm::cast<llvm::Instruction>(q->getIncomingValueForBlock(p->getIncomingBlock(k)));
+          for (const llvm::Use& use : p->getIncomingValue(k)->uses())
+            if (use.getUser() != p && !dt.dominates(q_step, use)) {
+              steps_in_order = false;
+              break;
+            }
+        }
+        if (!steps_in_order) continue;
         llvm::IRBuilder<> at_entry(from->getTerminator());
         llvm::Value* sum = at_entry.CreateAdd(p->getIncomingValue(static_cast<unsigned>(entry)),
                                               q->getIncomingValueForBlock(from), "counters");

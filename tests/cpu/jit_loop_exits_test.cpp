@@ -352,6 +352,68 @@ TEST(LoopExitValues, TheRetiredCountIsWhatItWasAtEveryExit) {
   EXPECT_GE(*counts.rbegin(), 50u); // up to the budget
 }
 
+// A guest loop that clears memory 64 bytes at a time: a pointer (p) counts up and the length left (len) down
+// by the same step, and only the length is compared; so they look like the block's two counters. The
+// pointer's step is stored before the length steps when `length_first` is false (the order of the guest's
+// instructions, say `stp` with write-back, then `subs`), after it otherwise.
+std::string pointer_and_length_function(const std::string& name, bool length_first) {
+  const std::string length_step = "  %len1 = add i64 %len, -64\n";
+  return "define i64 @" + name + R"((ptr %s, i64 %p0, i64 %len0) {
+entry:
+  br label %loop
+loop:
+  %p = phi i64 [ %p0, %entry ], [ %p1, %loop ]
+  %len = phi i64 [ %len0, %entry ], [ %len1, %loop ]
+  %p1 = add i64 %p, 64
+)" + (length_first ? length_step : "") +
+         R"(  store i64 %p1, ptr %s
+)" + (length_first ? "" : length_step) +
+         R"(  %more = icmp ugt i64 %len1, 63
+  br i1 %more, label %loop, label %out
+out:
+  %sum = add i64 %p1, %len1
+  ret i64 %sum
+}
+)";
+}
+
+unsigned integer_phis(llvm::Function& f) {
+  unsigned n = 0;
+  for (llvm::BasicBlock& bb : f)
+    for (llvm::PHINode& phi : bb.phis()) n += phi.getType()->isIntegerTy();
+  return n;
+}
+
+TEST(LoopExitValues, ACounterUsedAfterItsStepBeforeTheOtherStepsKeepsItsPhi) {
+  for (bool length_first : {false, true}) {
+    llvm::LLVMContext ctx;
+    auto m = parse_ir(ctx, pointer_and_length_function("f", length_first));
+    ASSERT_TRUE(m);
+    llvm::Function& f = *m->getFunction("f");
+    run_pass(f);
+    // The store of p's step cannot be rebuilt from len's step before len has stepped.
+    EXPECT_FALSE(llvm::verifyFunction(f, &llvm::errs())) << "length first: " << length_first;
+    EXPECT_EQ(integer_phis(f), length_first ? 1u : 2u) << "length first: " << length_first;
+  }
+}
+
+TEST(LoopExitValues, APointerAndALengthComputeWhatTheyDidBefore) {
+  for (bool length_first : {false, true}) {
+    using Fn = uint64_t (*)(uint64_t*, uint64_t, uint64_t);
+    auto code = vplat::test::compile_before_and_after<Fn>(
+        [&](const std::string& name) { return pointer_and_length_function(name, length_first); }, run_pass);
+    Fn want = code.as_written, got = code.after_pass;
+    ASSERT_TRUE(want && got);
+    for (uint64_t p0 : {0ull, 0x1000ull, ~0ull - 100})
+      for (uint64_t len0 : {64ull, 100ull, 640ull, 4096ull}) { // (the guest's loop runs at least once)
+        uint64_t a = 0, b = 0;
+        EXPECT_EQ(want(&a, p0, len0), got(&b, p0, len0)) << "p0 " << p0 << " len0 " << len0;
+        EXPECT_EQ(a, b) << "the last pointer stored, p0 " << p0 << " len0 " << len0;
+        EXPECT_EQ(a, p0 + 64 * (len0 / 64)) << "p0 " << p0 << " len0 " << len0;
+      }
+  }
+}
+
 TEST(LoopExitValues, TheLoopComputesWhatItDidBefore) {
   expect_same_results(loop_function, 8);
 }
