@@ -820,9 +820,12 @@ TEST(Jit, QueuedUpRequestsAreCompiledByTheBacklogCodeGenerator) {
 // load): where it declines at its start after looping, its PC must be its start (the helper call stored
 // the load's). jit_loop_flags's loop sets flags that change every few iterations and that it never reads:
 // the second tier computes them only on its way out (cpu-dbt/jit_loop_exits.h), and a run that ends inside
-// the loop must leave those of the iteration that ended last. Half the runs end at a block boundary.
+// the loop must leave those of the iteration that ended last. jit_flagged's loop stores off SP with an
+// alignment check that raises on every other iteration, and takes permission and translation faults: the
+// state at each fault as the interpreter leaves it. Half the runs end at a block boundary.
 TEST(Jit, SameStepsAsTheInterpreterWithTheSecondTierEarly) {
-  for (const char* program : {"jit_loops", "jit_direct", "jit_chain", "jit_loop_io", "jit_loop_flags"}) {
+  for (const char* program :
+       {"jit_loops", "jit_direct", "jit_chain", "jit_loop_io", "jit_loop_flags", "jit_flagged"}) {
     SCOPED_TRACE(program);
     Machine want(Engine::Interp);
     setenv("VPLAT_JIT_TIER2", "2", 1);
@@ -846,6 +849,7 @@ TEST(Jit, SameStepsAsTheInterpreterWithTheSecondTierEarly) {
       if (a.exit == Exit::Off) break;
     }
     EXPECT_EQ(want.core.PC, got.core.PC);
+    EXPECT_GT(got.core.jit()->stats().blocks_tier2, 0u);
     // jit_chain's exits leave their page, or return; jit_loop_io's one block jumps only to itself.
     if (std::string(program) != "jit_chain" && std::string(program) != "jit_loop_io") {
       EXPECT_GT(got.core.jit()->stats().direct_links, 0u);
