@@ -277,15 +277,17 @@ Ctx::CachedVar* Ctx::cached(size_t offset, int bits) {
   for (CachedVar& v : cached_)
     if (v.offset == offset) return v.bits == bits ? &v : nullptr;
   // A new variable is loaded at the function's start: after a helper call (which may have written the state
-  // through its pointer) that value could be stale, so from then on new variables stay in memory.
-  if (overlaps_cache(offset, bits) || state_calls_) return nullptr;
+  // through its pointer) that value could be stale, so from then on new variables stay in memory. Not a
+  // local-only one: no helper reads or writes it, and the function sets it before it reads it.
+  const bool local_only = local_only_ && local_only_(offset);
+  if (overlaps_cache(offset, bits) || (state_calls_ && !local_only)) return nullptr;
   llvm::Type* t = storage_type(*this, bits);
   llvm::AllocaInst* var = local(t);
   llvm::IRBuilder<> lb(cache_load_bb_->getTerminator());
   llvm::LoadInst* ld = lb.CreateLoad(t, lb.CreateConstInBoundsGEP1_64(i8, state, offset));
   tag_register(ld, offset);
   lb.CreateStore(ld, var);
-  cached_.push_back({offset, bits, var, false, local_only_ && local_only_(offset)});
+  cached_.push_back({offset, bits, var, false, local_only});
   return &cached_.back();
 }
 

@@ -100,7 +100,8 @@ public:
   void enable_state_cache(llvm::BasicBlock* load_bb, std::function<bool(size_t offset)> cacheable);
   bool state_cache_enabled() const { return cache_load_bb_ != nullptr; }
   // Cached variables that nothing outside the function reads and no helper reads or writes (a next PC that
-  // the run loop sets before every instruction it runs): never written back nor reloaded. Set before the
+  // the run loop sets before every instruction it runs): never written back nor reloaded, and made even after
+  // a helper call (the function sets one before it reads it). Set before the
   // first instruction.
   void set_local_only(std::function<bool(size_t offset)> local_only) { local_only_ = std::move(local_only); }
   // Stores the cached variables written so far (`all`: every one) to the state. A variable's alloca always

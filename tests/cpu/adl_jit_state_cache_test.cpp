@@ -85,4 +85,23 @@ TEST(AdlJitStateCache, VariablesOnlyReadAreNotWrittenBack) {
   EXPECT_EQ(e.offsets(written_back, true), (std::set<size_t>{kX0}));
 }
 
+void a_helper() {}
+
+// A helper that takes the state may have written it, so a variable first used after such a call stays in
+// memory (its local would start from the value loaded before the call); a local-only one is still kept in a
+// local: the function sets it before it reads it, and no helper touches it.
+TEST(AdlJitStateCache, AfterAHelperCallOnlyALocalOnlyVariableIsStillCached) {
+  Caching e(true);
+  e.c->call_helper(reinterpret_cast<void*>(&a_helper), vplat::adljit::Ctx::Ret::Void, true, {}, false);
+  e.c->store_state(kX0, 64, e.x());
+  e.c->store_state(kNextPc, 64, e.y());
+  EXPECT_EQ(e.offsets(e.body, true), (std::set<size_t>{kX0}));
+  llvm::BasicBlock* written_back = llvm::BasicBlock::Create(e.ctx, "write_back", e.fn);
+  e.b.CreateBr(written_back);
+  e.b.SetInsertPoint(written_back);
+  e.c->write_back(e.b, true);
+  e.b.CreateRetVoid();
+  EXPECT_TRUE(e.offsets(written_back, true).empty());
+}
+
 } // namespace
